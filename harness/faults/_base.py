@@ -1,0 +1,98 @@
+"""What every fault kind shares: a trigger on the live traffic and actions at the gate.
+
+A fault fires at a precise point of one request: ``before`` it is delivered to the fake, or
+``after`` the fake answered (and so possibly committed) but before the response leaves. The gate
+asks each armed fault at both points; the first that returns an action wins.
+
+Fault kinds are registered by name (one module each, see ``_registry``); a scenario names them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakes import Request, Response
+
+__all__ = ["Action", "Crash", "Deliver", "Drop", "FaultContext", "Lose", "Respond", "Trigger"]
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """Matches the n-th request (1-based) to ``service`` with ``method`` on ``route``.
+
+    ``route`` is the path below the service's root (``/wp/v2/posts``, ``/agents/sessions/{id}``);
+    ``{name}`` matches one path segment. ``times`` consecutive matches fire, starting at ``nth``.
+    """
+
+    service: str
+    method: str
+    route: str
+    nth: int = 1
+    times: int = 1
+
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile("^" + re.sub(r"\\\{\w+\\\}", r"[^/]+", re.escape(self.route)) + "/?$")
+
+    def describe(self) -> str:
+        return f"{self.method} {self.service}{self.route} #{self.nth}" + (f" x{self.times}" if self.times > 1 else "")
+
+
+@dataclass
+class FaultContext:
+    """What a fault sees of one request at the gate."""
+
+    service: str
+    route: str
+    request: Request
+    process: str
+    op: int
+    response: Response | None = None
+    committed: bool = False
+
+
+class Action:
+    """Base of what a fault tells the gate to do."""
+
+
+@dataclass(frozen=True)
+class Deliver(Action):
+    """Deliver normally (the default)."""
+
+
+@dataclass(frozen=True)
+class Respond(Action):
+    """Answer with ``response`` without delivering the request (nothing is committed)."""
+
+    response: Response
+
+
+@dataclass(frozen=True)
+class Drop(Action):
+    """The connection fails before delivery: ``kind`` is ``connect`` or ``reset``."""
+
+    kind: str = "connect"
+
+
+@dataclass(frozen=True)
+class Lose(Action):
+    """The fake has answered; the response never arrives: ``timeout`` (after ``wait_s``) or ``reset``."""
+
+    kind: str = "timeout"
+    wait_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class Crash(Action):
+    """The candidate process dies here (in-process: ``CandidateCrashed`` is raised)."""
+
+
+@dataclass
+class FaultState:
+    """Counters a fault keeps while armed; ``evidence`` is what proves each firing took effect."""
+
+    seen: int = 0
+    fired: int = 0
+    evidence: list[Mapping[str, Any]] = field(default_factory=list)

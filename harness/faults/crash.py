@@ -1,0 +1,20 @@
+"""``crash``: the candidate dies at an I/O point, before the request is delivered or after the
+fake committed it (the response is never seen). The world restarts it on the same database."""
+
+from __future__ import annotations
+
+from harness.faults._base import Action, Crash, FaultContext
+from harness.faults._registry import fault_kind
+from harness.faults._request_fault import RequestFault
+
+
+@fault_kind("crash")
+class CrashAt(RequestFault):
+    point = "before"
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.point = str(self.params.get("point", "before"))  # type: ignore[misc]
+
+    def action(self, ctx: FaultContext) -> Action:
+        return Crash()
