@@ -1,1 +1,1 @@
-"""(filled in below)"""
+"""Candidates shipped with the harness: the reference control plane and known-bad mutants."""

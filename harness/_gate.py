@@ -115,7 +115,9 @@ class Gate:
             self._record_fault(fault, ctx, {**evidence, "lost": action.kind})
             if action.kind == "timeout":
                 self.clock.sleep(action.wait_s)
-            self.history.complete(self.clock.now(), ctx.op, "info", {"error": f"response lost ({action.kind})", "committed": ctx.committed, "status": ctx.response.status})
+            self.history.complete(self.clock.now(), ctx.op, "info", {
+                "error": f"response lost ({action.kind})", "committed": ctx.committed, "status": ctx.response.status,
+                "body": _summarise_body(ctx.response.body, ctx.response.headers)})
             if action.kind == "timeout":
                 raise httpx.ReadTimeout("timed out waiting for the response (injected)", request=raw)
             raise httpx.RemoteProtocolError("connection reset before the response (injected)", request=raw)
@@ -129,7 +131,10 @@ class Gate:
         raise TypeError(f"fault {fault.kind!r} returned {action!r}, which cannot act after delivery")
 
     def _crash(self, ctx: FaultContext, why: str) -> None:
-        self.history.complete(self.clock.now(), ctx.op, "info", {"error": why, "committed": ctx.committed})
+        data: dict[str, Any] = {"error": why, "committed": ctx.committed}
+        if ctx.response is not None:
+            data.update(status=ctx.response.status, body=_summarise_body(ctx.response.body, ctx.response.headers))
+        self.history.complete(self.clock.now(), ctx.op, "info", data)
         self.history.append(self.clock.now(), "crash", ctx.process, {"op": ctx.op, "because": why})
         raise CandidateCrashed(f"{ctx.process}: {why} (op {ctx.op})")
 

@@ -1,1 +1,1 @@
-"""(filled in below)"""
+"""The bundled scenario catalogue (YAML files beside this one)."""

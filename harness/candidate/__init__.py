@@ -1,1 +1,10 @@
-"""(filled in below)"""
+"""Candidates: the contract (protocol, environment), the drivers, and ``--candidate`` resolution."""
+
+from harness.candidate._inprocess import CandidateFailed, InProcessDriver
+from harness.candidate._protocol import OP_STATES, OUTCOMES, Candidate, CandidateClock, CandidateCrashed, CandidateEnv
+from harness.candidate._spec import CandidateSpecError, resolve_candidate
+
+__all__ = sorted([
+    "OP_STATES", "OUTCOMES", "Candidate", "CandidateClock", "CandidateCrashed", "CandidateEnv", "CandidateFailed",
+    "CandidateSpecError", "InProcessDriver", "resolve_candidate",
+])

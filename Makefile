@@ -1,0 +1,37 @@
+# The two commands of the README, and a few more for developers.
+# Everything installs itself into ./.venv on first use; nothing is installed by hand.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+REPORT ?= harness-report
+
+.PHONY: run test test-fast typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+## run: the scenario catalogue against the bundled reference control plane; report in ./harness-report
+run: $(STAMP)
+	$(BIN)/durable-harness run --candidate reference --report $(REPORT)
+
+## test: the whole test suite, slow sweeps included (what CI runs)
+test: $(STAMP)
+	$(BIN)/python -m pytest -m "slow or not slow" -q
+
+## test-fast: the fast tests only (the default of a bare `pytest`)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+typecheck: $(STAMP)
+	$(BIN)/python -m mypy
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_runs.py
+
+clean:
+	rm -rf $(VENV) $(REPORT) .pytest_cache .mypy_cache *.egg-info

@@ -1,0 +1,235 @@
+"""The reference control plane: read first, reconcile, then continue.
+
+Each ``step`` reads the state of every running job from its own database and from the session
+(never from memory: a restarted instance is the same as a long-lived one), executes pending tool
+calls through the ledger, answers them to the exact call_id with an idempotency key, and settles
+the job when the agent's turn is over.
+
+Deliberately out of scope here (later slices): streams, webhooks, leases and fencing, approvals,
+cancellation of in-flight work.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import openai
+
+from candidates.reference._agent import function_tools, task_prompt
+from candidates.reference._safeguards import Safeguards
+from candidates.reference._store import JobRow, Store
+from candidates.reference._tools import ToolOutcome, ToolRunner
+from candidates.reference._wordpress import WordPress
+
+__all__ = ["ReferencePlane"]
+
+PHASES = ("accepted", "session_started", "media_uploaded", "draft_created", "post_updated", "seo_set", "verified",
+          "awaiting_approval")
+_TOOL_PHASE = {"wp_upload_media": "media_uploaded", "wp_create_draft": "draft_created", "wp_update_post": "post_updated",
+               "wp_set_seo": "seo_set", "wp_get_post": "verified"}
+_ANSWER_ATTEMPTS = 4
+
+
+def _checkpoint(phase: str) -> dict[str, Any]:
+    return {"phase": phase, "artifacts": [], "remote": {"wordpress_post_id": None, "media_ids": []},
+            "next_allowed_actions": [], "approval_status": "not_requested"}
+
+
+class ReferencePlane:
+    def __init__(self, env: Any, safeguards: Safeguards | None = None) -> None:
+        self.env = env
+        self.sg = safeguards or Safeguards()
+        self.store = Store(env.database_url)
+        self.api: openai.OpenAI = env.openai
+        wp = WordPress(env.http, env.wordpress_url, env.wordpress_username, env.wordpress_app_password)
+        self.tools = ToolRunner(self.store, wp, env.clock.sleep, self.sg)
+        self._seen: set[tuple[str, str]] = set()
+
+    # -- control API -----------------------------------------------------------------------
+    def submit(self, job: Mapping[str, Any]) -> Mapping[str, Any]:
+        for key in ("job_id", "task_version", "workload", "input", "allowed_tools"):
+            if key not in job:
+                raise ValueError(f"job is missing {key!r}")
+        new = self.store.add_job(job, _checkpoint("accepted"))
+        return {"job_id": job["job_id"], "task_version": str(job["task_version"]), "accepted": True, "new": new}
+
+    def cancel(self, job_id: str) -> Mapping[str, Any]:
+        for job in self.store.jobs(job_id):
+            if job.outcome == "running":
+                self.store.update_job(job, outcome="cancelled")
+        return {"job_id": job_id, "cancelled": True}
+
+    def report(self, job_id: str) -> Mapping[str, Any]:
+        rows = self.store.jobs(job_id)
+        if not rows:
+            return {"job_id": job_id, "outcome": "unknown", "error": "no such job"}
+        job = rows[-1]
+        return {
+            "job_id": job.job_id, "task_version": job.task_version, "session_id": job.session_id,
+            "worker_id": self.env.worker_id, "outcome": job.outcome, "checkpoint": dict(job.checkpoint),
+            "operations": [{"operation_key": o.operation_key, "kind": o.kind, "state": o.state,
+                            "remote_id": o.remote_id, "request_hash": o.request_hash}
+                           for o in self.store.ops(job.job_id, job.task_version)],
+            "resume_attempts": job.resume_attempts,
+        }
+
+    def step(self) -> bool:
+        progressed = False
+        for job in self.store.jobs():
+            if job.outcome == "running":
+                progressed = self._step_job(job) or progressed
+        return progressed
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- one job ---------------------------------------------------------------------------
+    def _step_job(self, job: JobRow) -> bool:
+        if job.session_id is None:
+            return self._ensure_session(job)
+        if (job.job_id, job.task_version) not in self._seen:
+            self._seen.add((job.job_id, job.task_version))
+            if not self._count_resume(job):
+                return True
+        try:
+            session = self.api.beta.agents.sessions.retrieve(job.session_id)
+        except openai.NotFoundError:
+            self._finish(job, "failed", note=f"session {job.session_id} no longer exists")
+            return True
+        except (openai.APIConnectionError, openai.APIStatusError):
+            return False  # read again on the next step; nothing was changed
+        if session.status == "requires_action":
+            progressed = False
+            for action in session.required_actions:
+                if action.type == "function_call":
+                    progressed = self._handle_call(job, job.session_id, action) or progressed
+            return progressed
+        if session.status == "failed":
+            self._finish(job, "failed", note=f"session failed: {session.error}")
+            return True
+        if session.status == "idle":
+            return self._settle(job)
+        return False  # in_progress: the agent is thinking
+
+    def _count_resume(self, job: JobRow) -> bool:
+        """A job with a session seen first by this instance is a resume; resumes are bounded."""
+        attempts = job.resume_attempts + 1
+        budget = int(job.spec.get("budget", {}).get("max_resume_attempts", 5))
+        self.store.update_job(job, resume_attempts=attempts)
+        if attempts > budget:
+            self._finish(self.store.jobs(job.job_id)[-1], "failed", note=f"resume budget of {budget} exhausted")
+            return False
+        return True
+
+    def _ensure_session(self, job: JobRow) -> bool:
+        meta = {"job_id": job.job_id, "task_version": job.task_version}
+        try:  # read first: a session may exist already (a lost create response, a restart)
+            existing = list(self.api.beta.agents.sessions.list(metadata=meta, order="asc", limit=100))
+        except (openai.APIConnectionError, openai.APIStatusError):
+            return False
+        if not existing:
+            spec = job.spec
+            try:
+                self.api.beta.agents.sessions.create(
+                    environment={"type": "none"},
+                    agent={"model": "gpt-5.1", "instructions": "You are a careful editorial agent.",
+                           "tools": function_tools(spec["allowed_tools"])},
+                    input=task_prompt(spec), metadata=meta)
+            except (openai.APIConnectionError, openai.APIStatusError):
+                return True  # it may exist now: the next step lists again before creating
+            return True
+        session_id = sorted(existing, key=lambda s: (s.created_at, s.id))[0].id
+        checkpoint = {**job.checkpoint, "phase": "session_started"}
+        self.store.update_job(job, session_id=session_id, phase="session_started", checkpoint=checkpoint)
+        self._seen.add((job.job_id, job.task_version))
+        return True
+
+    def _handle_call(self, job: JobRow, session_id: str, action: Any) -> bool:
+        args = action.arguments
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError:
+                args = None
+        if not isinstance(args, dict):
+            outcome = ToolOutcome("failure", error="arguments are not a JSON object")
+        elif action.name not in job.spec.get("allowed_tools", []):
+            outcome = ToolOutcome("failure", error=f"tool {action.name!r} is not allowed for this job")
+        else:
+            outcome = self.tools.run(job, action.name, args)
+        if outcome.status == "pending":
+            return True
+        if outcome.status == "success":
+            self._advance(job, action.name, outcome)
+        return self._answer(session_id, action, outcome)
+
+    def _advance(self, job: JobRow, tool: str, outcome: ToolOutcome) -> None:
+        job = self.store.jobs(job.job_id)[-1]
+        checkpoint = json.loads(json.dumps(job.checkpoint))
+        output = outcome.output or {}
+        if tool == "wp_upload_media" and output.get("media_id") not in checkpoint["remote"]["media_ids"]:
+            checkpoint["remote"]["media_ids"].append(output.get("media_id"))
+        if tool == "wp_create_draft":
+            checkpoint["remote"]["wordpress_post_id"] = output.get("post_id")
+        if tool == "wp_get_post" and (output.get("post_id") != checkpoint["remote"]["wordpress_post_id"]
+                                      or output.get("status") != "draft"):
+            return  # the read-back does not match what we created: not verified
+        phase = _TOOL_PHASE.get(tool, job.phase)
+        if PHASES.index(phase) > PHASES.index(job.phase):
+            checkpoint["phase"] = phase
+            self.store.update_job(job, phase=phase, checkpoint=checkpoint)
+        else:
+            self.store.update_job(job, checkpoint=checkpoint)
+
+    def _answer(self, session_id: str, action: Any, outcome: ToolOutcome) -> bool:
+        event: dict[str, Any] = {"type": "agent.session.input.tool_result", "turn_id": action.turn_id,
+                                 "call_id": action.call_id, "success": outcome.status == "success"}
+        if outcome.status == "success":
+            event["output"] = json.dumps(outcome.output, sort_keys=True)
+        else:
+            event["error"] = outcome.error or "failed"
+        self.store.set_answer(session_id, action.call_id, outcome.operation_key, "SENT")
+        for attempt in range(_ANSWER_ATTEMPTS):
+            try:  # the same key on every retry: the sessions API dedupes it
+                self.api.beta.agents.sessions.events.create(
+                    session_id, events=[event], idempotency_key=f"{session_id}/{action.call_id}")
+            except openai.BadRequestError as err:
+                if "Unknown pending tool call" not in str(err):
+                    self.store.set_answer(session_id, action.call_id, outcome.operation_key, "FAILED")
+                    return True
+                if not self._still_pending(session_id, action.call_id):
+                    break  # it was answered (our earlier attempt landed)
+            except (openai.APIConnectionError, openai.APIStatusError):
+                pass
+            else:
+                break
+            self.env.clock.sleep(0.5 * (attempt + 1))
+        else:
+            return True  # still SENT; the next step sees the call pending and answers again
+        self.store.set_answer(session_id, action.call_id, outcome.operation_key, "CONFIRMED")
+        return True
+
+    def _still_pending(self, session_id: str, call_id: str) -> bool:
+        try:
+            session = self.api.beta.agents.sessions.retrieve(session_id)
+        except (openai.APIConnectionError, openai.APIStatusError):
+            return True
+        return any(getattr(a, "call_id", None) == call_id for a in session.required_actions)
+
+    def _settle(self, job: JobRow) -> bool:
+        """The agent's turn is over. Its completion is not the task's: judge by the ledger."""
+        open_ops = [o for o in self.store.ops(job.job_id, job.task_version) if o.state in ("UNKNOWN", "SENT")]
+        if open_ops:
+            self._finish(job, "unknown", note=f"{len(open_ops)} operations with unknown outcome")
+        elif job.phase == "verified":
+            checkpoint = {**job.checkpoint, "phase": "awaiting_approval", "approval_status": "awaiting",
+                          "next_allowed_actions": ["request_publish_approval"]}
+            self.store.update_job(job, phase="awaiting_approval", checkpoint=checkpoint, outcome="needs_human")
+        else:
+            self._finish(job, "failed", note=f"the agent finished at phase {job.phase!r} without a verified draft")
+        return True
+
+    def _finish(self, job: JobRow, outcome: str, note: str) -> None:
+        self.store.update_job(job, outcome=outcome, note=note)

@@ -1,0 +1,111 @@
+"""The records the sessions state machine keeps: a session and its turns.
+
+Items are kept as wire dicts (built by ``_objects``) because the brain reads them as the candidate
+does; sessions and turns are mutable records rendered on demand. A session's ``status`` and
+``required_actions`` are derived from its turns, never stored, so they cannot disagree:
+
+* ``failed`` once ``error`` is set;
+* ``requires_action`` while the active turn is ``waiting`` for tool results;
+* ``in_progress`` while the active turn is ``queued``/``in_progress`` (the agent is thinking);
+* ``idle`` otherwise.
+
+Ids are deterministic: counters per kind (``sess_0001``, ``turn_0001``, ``item_000001``) and
+opaque call ids drawn from the fake's own ``random.Random`` (``call_<24 hex>``).
+
+What it deliberately does not do: validate input or change state on its own (``_state`` does).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakes.openai_agents.brains import Brain, ToolResult
+
+__all__ = ["ACTIVE_TURN", "IdSource", "Session", "Turn"]
+
+ACTIVE_TURN = frozenset({"queued", "in_progress", "waiting"})
+
+
+class IdSource:
+    """Deterministic ids for one fake."""
+
+    _WIDTH = {"item": 6, "evt": 6}
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+        self._counters: dict[str, int] = {}
+
+    def next(self, prefix: str) -> str:
+        n = self._counters.get(prefix, 0) + 1
+        self._counters[prefix] = n
+        return f"{prefix}_{n:0{self._WIDTH.get(prefix, 4)}d}"
+
+    def call_id(self) -> str:
+        return f"call_{self._rng.getrandbits(96):024x}"
+
+
+@dataclass
+class Turn:
+    id: str
+    session_id: str
+    agent_id: str
+    created_at: int
+    started_at: int | None = None
+    completed_at: int | None = None
+    status: str = "in_progress"
+    error: dict[str, str] | None = None
+    # call_id -> the session's required action for it, while the call is unanswered.
+    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # What the brain has not yet seen: the user text that started the turn, results since.
+    user_text: str | None = None
+    results: list[ToolResult] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE_TURN
+
+
+@dataclass
+class Session:
+    id: str
+    created_at: int
+    last_active_at: int
+    agent: dict[str, Any]
+    environment: dict[str, Any]
+    metadata: dict[str, str]
+    vault_ids: list[str]
+    options: dict[str, Any]                     # prompt_cache_options, review, spend_control
+    items: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    user_inputs: list[str] = field(default_factory=list)
+    error: str | None = None
+    brain: Brain | None = None
+    wake_token: int = 0                         # bumps to invalidate a scheduled thought
+    wake_at: float | None = None                # virtual time of the next thought, if any
+    deleted: bool = False
+
+    def active_turn(self) -> Turn | None:
+        if self.turns and self.turns[-1].active:
+            return self.turns[-1]
+        return None
+
+    @property
+    def status(self) -> str:
+        if self.error is not None:
+            return "failed"
+        turn = self.active_turn()
+        if turn is None:
+            return "idle"
+        return "requires_action" if turn.status == "waiting" else "in_progress"
+
+    def required_actions(self) -> list[dict[str, Any]]:
+        turn = self.active_turn()
+        return list(turn.pending.values()) if turn is not None and turn.status == "waiting" else []
+
+    def turn(self, turn_id: str) -> Turn | None:
+        for turn in self.turns:
+            if turn.id == turn_id:
+                return turn
+        return None

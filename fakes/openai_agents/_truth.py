@@ -1,0 +1,49 @@
+"""Ground truth of the sessions fake: what the agent asked for, which the candidate cannot see.
+
+Every function call the brains issue is recorded with its provenance (session, turn, call_id,
+job, version, role) and later whether it was answered and how. Business payloads declared by a
+call are registered once: media bytes by SHA-256 (``role: "image:<n>"``), post watermarks by
+their marker string (``role: "article"``). Checkers join these with the WordPress fake's truth to
+count duplicates per (job, version, role).
+
+What it deliberately does not do: judge anything, or see the candidate's side of a call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakes.openai_agents.brains import FunctionCall
+
+__all__ = ["Truth"]
+
+
+class Truth:
+    def __init__(self) -> None:
+        self.payloads: dict[str, dict[str, str]] = {}
+        self.watermarks: dict[str, dict[str, str]] = {}
+        self.tool_calls: list[dict[str, Any]] = []
+        self._by_call: dict[str, dict[str, Any]] = {}
+
+    def call_issued(self, session_id: str, turn_id: str, call_id: str, call: FunctionCall) -> None:
+        provenance = {"job_id": call.job_id, "task_version": call.task_version, "role": call.role}
+        for digest in call.payload_sha256:
+            self.payloads.setdefault(digest, dict(provenance))
+        for mark in call.watermarks:
+            self.watermarks.setdefault(mark, dict(provenance))
+        record: dict[str, Any] = {"session_id": session_id, "turn_id": turn_id, "call_id": call_id,
+                                  "name": call.name, **provenance, "answered": False, "success": None}
+        self.tool_calls.append(record)
+        self._by_call[call_id] = record
+
+    def call_answered(self, call_id: str, success: bool) -> None:
+        record = self._by_call[call_id]
+        record["answered"] = True
+        record["success"] = success
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "payloads": {k: dict(v) for k, v in sorted(self.payloads.items())},
+            "watermarks": {k: dict(v) for k, v in sorted(self.watermarks.items())},
+            "tool_calls": [dict(r) for r in self.tool_calls],
+        }

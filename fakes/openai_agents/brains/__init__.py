@@ -1,0 +1,35 @@
+"""Scripted agents ("brains") for the fake sessions API: the protocol and the workloads' brains."""
+
+from fakes.openai_agents.brains._png import tiny_png
+from fakes.openai_agents.brains._protocol import (
+    Brain,
+    BrainFactory,
+    Commentary,
+    Fail,
+    FinalAnswer,
+    FunctionCall,
+    Output,
+    Reasoning,
+    Step,
+    ToolResult,
+    output_text,
+)
+from fakes.openai_agents.brains.article import ArticleBrain, ArticleJob, watermark
+
+__all__ = [
+    "ArticleBrain",
+    "ArticleJob",
+    "Brain",
+    "BrainFactory",
+    "Commentary",
+    "Fail",
+    "FinalAnswer",
+    "FunctionCall",
+    "Output",
+    "Reasoning",
+    "Step",
+    "ToolResult",
+    "output_text",
+    "tiny_png",
+    "watermark",
+]

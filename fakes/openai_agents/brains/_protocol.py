@@ -1,0 +1,137 @@
+"""The brain: the scripted agent inside the fake sessions API.
+
+A brain is what the LLM is in the real service. The fake owns the session, its turns and items;
+whenever a turn needs the agent to think (a user message started it, or the last pending tool
+result resumed it) and the thinking time has passed on the virtual clock, the fake calls::
+
+    brain.think(step: Step) -> Sequence[Output]
+
+``Step`` carries what a model would see: the session's own items (wire dicts, oldest first,
+including this turn's new user message or tool results) and the inputs that triggered this step.
+A brain should re-plan from ``step.items`` rather than from private memory: that is what makes
+it re-issue an unanswered action after a "continue", as real models do.
+
+The outputs are appended to the turn in order. Zero or more ``Reasoning``/``Commentary``, then
+at most one kind of ending:
+
+* one or more ``FunctionCall`` - the turn waits (``waiting``; session ``requires_action``) until a
+  tool result arrives for every call, then the brain thinks again;
+* ``FinalAnswer`` - an assistant message with ``phase: final_answer``; the turn completes;
+* ``Fail`` - the turn fails with ``error{code, message}`` and the session fails;
+* nothing - the turn completes without an answer.
+
+A ``FunctionCall`` declares its provenance (job, version, role) and the business payloads it
+carries (digests of bytes, watermark strings); the fake records them as ground truth the
+candidate cannot see. One brain instance serves one session; a ``BrainFactory`` builds it from
+the session's metadata and the text of its first user message.
+
+What it deliberately does not do: talk HTTP, read the clock or global random, or touch the
+fake's state. Everything a brain produces is a pure function of its construction and its steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = [
+    "Brain",
+    "BrainFactory",
+    "Commentary",
+    "Fail",
+    "FinalAnswer",
+    "FunctionCall",
+    "Output",
+    "Reasoning",
+    "Step",
+    "ToolResult",
+    "output_text",
+]
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """A reasoning item with one summary text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Commentary:
+    """An assistant message with ``phase: commentary``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class FunctionCall:
+    """A function call the candidate must execute and answer with a tool result."""
+
+    name: str
+    arguments: Mapping[str, Any]
+    job_id: str = ""
+    task_version: str = ""
+    role: str = ""                              # e.g. "image:2", "article", "article:seo"
+    payload_sha256: tuple[str, ...] = ()        # digests of business bytes inside the arguments
+    watermarks: tuple[str, ...] = ()            # marker strings embedded in the arguments
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """An assistant message with ``phase: final_answer``; the turn completes."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Fail:
+    """The turn fails with ``error{code, message}`` (``code`` from the SDK's SessionTurnError)."""
+
+    code: str
+    message: str
+
+
+Output = Reasoning | Commentary | FunctionCall | FinalAnswer | Fail
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """One accepted ``agent.session.input.tool_result`` (``output`` flattened to text)."""
+
+    call_id: str
+    name: str
+    success: bool
+    output: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the brain sees when it thinks."""
+
+    session_id: str
+    turn_id: str
+    items: tuple[Mapping[str, Any], ...]        # the session's items, oldest first (wire dicts)
+    user_text: str | None = None                # the user message(s) that started this turn
+    results: tuple[ToolResult, ...] = field(default_factory=tuple)  # results that resumed it
+
+
+class Brain(Protocol):
+    """One session's scripted agent."""
+
+    def think(self, step: Step) -> Sequence[Output]: ...
+
+
+BrainFactory = Callable[[Mapping[str, str], str], Brain]
+"""``(session_metadata, first_input_text) -> Brain``: called at a session's first user message."""
+
+
+def output_text(output: Any) -> str | None:
+    """A tool output as the brain reads it: a string as is, ``input_text`` parts joined, else None."""
+    if output is None or isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return "".join(str(part.get("text", "")) for part in output
+                       if isinstance(part, Mapping) and part.get("type") == "input_text")
+    return None

@@ -1,0 +1,309 @@
+"""The article brain: the scripted agent of the ``article`` workload (n8n -> WordPress).
+
+Script, one function call at a time (the next is issued only after the previous result arrives):
+
+0. ``preamble_items`` reasoning/commentary items before the first call (long-session scenarios);
+1. ``wp_upload_media`` for images 1..``images`` (tiny valid PNGs) -> ``{media_id, source_url}``;
+2. ``wp_create_draft {title, content, excerpt, slug}`` -> ``{post_id, link}``; the HTML content
+   carries the watermark ``<!-- durable-harness job=<id> version=<v> role=article -->``;
+3. ``wp_update_post {post_id, excerpt, featured_media}`` (media of image 1; omitted with no images);
+4. ``wp_set_seo {post_id, title, description, focus_keyword}``;
+5. ``wp_get_post {post_id}`` -> ``{post_id, status, ...}``;
+6. final answer "Draft <post_id> is ready and awaits publish approval."; the turn completes.
+
+A failed tool result (``success: false``), or a successful one whose JSON output cannot be parsed
+or lacks the expected id, ends the turn with a final answer naming the step: the turn completes,
+the task did not. Progress is re-planned from the session's own items at every step, so after a
+generic user message ("continue") the first unfinished action is issued again under a new call_id
+in the new turn - with the same arguments. Every text and byte derives from the job and the seed.
+
+What it deliberately does not do: publish (approvals come later), append blocks, read the
+environment, or treat a later user message as a new task (every message after the first is a
+generic "continue").
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fakes.openai_agents.brains._png import tiny_png
+from fakes.openai_agents.brains._protocol import (
+    Brain,
+    BrainFactory,
+    Commentary,
+    Fail,
+    FinalAnswer,
+    FunctionCall,
+    Output,
+    Reasoning,
+    Step,
+    output_text,
+)
+
+__all__ = ["ArticleBrain", "ArticleJob", "watermark"]
+
+_MAX_IMAGES = 20
+_MAX_PREAMBLE = 5000
+_FILENAME = re.compile(r"-(\d+)\.png$")
+
+
+def watermark(job_id: str, task_version: str) -> str:
+    """The HTML comment the harness identifies a job's post by."""
+    return f"<!-- durable-harness job={job_id} version={task_version} role=article -->"
+
+
+@dataclass(frozen=True)
+class ArticleJob:
+    """The validated parts of an article job the brain uses."""
+
+    job_id: str
+    task_version: str
+    topic: str
+    title: str
+    focus_keyword: str
+    images: int
+    preamble_items: int
+
+    @classmethod
+    def parse(cls, job: Mapping[str, Any]) -> ArticleJob:
+        where = f"job {job.get('job_id')!r}"
+        if job.get("workload") != "article":
+            raise ValueError(f"{where}: workload={job.get('workload')!r} must be 'article' for ArticleBrain")
+        job_id, version = job.get("job_id"), job.get("task_version")
+        if not isinstance(job_id, str) or not job_id:
+            raise ValueError(f"{where}: job_id={job_id!r} must be a non-empty string")
+        if not isinstance(version, (str, int)) or isinstance(version, bool) or str(version) == "":
+            raise ValueError(f"{where}: task_version={version!r} must be a non-empty string or an int")
+        raw = job.get("input")
+        if not isinstance(raw, Mapping):
+            raise ValueError(f"{where}: input={raw!r} must be a mapping with topic, title, focus_keyword")
+        texts = {}
+        for name in ("topic", "title", "focus_keyword"):
+            value = raw.get(name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{where}: input.{name}={value!r} must be a non-empty string")
+            texts[name] = value.strip()
+        images = _bounded_int(raw.get("images", 3), f"{where}: input.images", _MAX_IMAGES)
+        preamble = _bounded_int(raw.get("preamble_items", 0), f"{where}: input.preamble_items", _MAX_PREAMBLE)
+        return cls(job_id=job_id, task_version=str(version), images=images, preamble_items=preamble, **texts)
+
+    @property
+    def slug(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "article"
+
+
+def _bounded_int(value: Any, where: str, maximum: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= maximum:
+        raise ValueError(f"{where}={value!r} must be an int between 0 and {maximum}")
+    return value
+
+
+@dataclass(frozen=True)
+class _Action:
+    role: str
+    name: str
+
+
+class ArticleBrain:
+    """One session's article agent. Build it through ``ArticleBrain.factory``."""
+
+    def __init__(self, job: Mapping[str, Any], seed: int) -> None:
+        self.job = ArticleJob.parse(job)
+        self.seed = seed
+        self._plan = [_Action(f"image:{n}", "wp_upload_media") for n in range(1, self.job.images + 1)] + [
+            _Action("article", "wp_create_draft"),
+            _Action("article:update", "wp_update_post"),
+            _Action("article:seo", "wp_set_seo"),
+            _Action("article:read", "wp_get_post"),
+        ]
+        self._preamble_done = False
+
+    @classmethod
+    def factory(cls, jobs: Mapping[tuple[str, str], Mapping[str, Any]], seed: int) -> BrainFactory:
+        """A ``BrainFactory`` that picks the job by the session's ``job_id``/``task_version`` metadata."""
+        parsed: dict[tuple[str, str], Mapping[str, Any]] = {}
+        for key, job in jobs.items():
+            spec = ArticleJob.parse(job)
+            if tuple(key) != (spec.job_id, spec.task_version):
+                raise ValueError(f"jobs key {key!r} does not match the job's (job_id, task_version)="
+                                 f"{(spec.job_id, spec.task_version)!r}")
+            parsed[(spec.job_id, spec.task_version)] = job
+
+        def make(metadata: Mapping[str, str], first_input_text: str) -> Brain:
+            wanted = {"job_id": metadata.get("job_id"), "task_version": metadata.get("task_version")}
+            matches = [job for (job_id, version), job in parsed.items()
+                       if wanted["job_id"] in (None, job_id) and wanted["task_version"] in (None, version)]
+            if len(matches) == 1:
+                return cls(matches[0], seed)
+            return _Misconfigured(
+                f"Cannot tell which article job this session is for: metadata job_id={wanted['job_id']!r}, "
+                f"task_version={wanted['task_version']!r} match {len(matches)} of {len(parsed)} known jobs. "
+                "Create the session with metadata {'job_id': ..., 'task_version': ...}.")
+
+        return make
+
+    # -- thinking -----------------------------------------------------------------------------
+    def think(self, step: Step) -> Sequence[Output]:
+        outputs: list[Output] = []
+        if not self._preamble_done:
+            self._preamble_done = True
+            outputs.extend(self._preamble())
+        calls = {item["call_id"]: item for item in step.items if item.get("type") == "function_call"}
+        for result in step.results:
+            call = calls.get(result.call_id)
+            role = self._role_of(call) if call is not None else None
+            if role is None:
+                continue
+            label = f"{role} ({result.name})"
+            if not result.success:
+                return [*outputs, FinalAnswer(f"Step {label} failed: {result.error or 'no error given'}. "
+                                              "The draft is not finished; say \"continue\" to retry.")]
+            parsed, why = _parse(role, result.output)
+            if parsed is None:
+                return [*outputs, FinalAnswer(f"Step {label} returned an unusable result: {why}. "
+                                              "The draft is not finished; say \"continue\" to retry.")]
+        done = self._progress(step.items)
+        for action in self._plan:
+            if action.role not in done:
+                return [*outputs, self._call(action, done)]
+        return [*outputs, FinalAnswer(f"Draft {done['article']['post_id']} is ready and awaits publish approval.")]
+
+    def _progress(self, items: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Role -> parsed output of its first successful, usable result, read from the items."""
+        calls: dict[str, Mapping[str, Any]] = {}
+        done: dict[str, dict[str, Any]] = {}
+        for item in items:
+            if item.get("type") == "function_call":
+                calls[str(item.get("call_id"))] = item
+            elif item.get("type") == "function_call_output" and item.get("status") == "completed":
+                call = calls.get(str(item.get("call_id")))
+                role = self._role_of(call) if call is not None else None
+                if role is None or role in done:
+                    continue
+                parsed, _ = _parse(role, output_text(item.get("output")))
+                if parsed is not None:
+                    done[role] = parsed
+        return done
+
+    def _role_of(self, call: Mapping[str, Any]) -> str | None:
+        name, args = call.get("name"), call.get("arguments")
+        if not isinstance(args, Mapping):
+            return None
+        if name == "wp_upload_media":
+            match = _FILENAME.search(str(args.get("filename", "")))
+            return f"image:{match.group(1)}" if match else None
+        return {"wp_create_draft": "article", "wp_update_post": "article:update",
+                "wp_set_seo": "article:seo", "wp_get_post": "article:read"}.get(str(name))
+
+    # -- what the agent writes ----------------------------------------------------------------
+    def _rng(self, purpose: str) -> random.Random:
+        digest = hashlib.sha256(f"{self.job.job_id}/{self.job.task_version}/{self.seed}/{purpose}".encode())
+        return random.Random(int.from_bytes(digest.digest()[:8], "big"))
+
+    def _preamble(self) -> list[Output]:
+        rng, job = self._rng("preamble"), self.job
+        outputs: list[Output] = []
+        for k in range(1, job.preamble_items + 1):
+            angle = rng.choice(_ANGLES)
+            if k % 2:
+                outputs.append(Reasoning(f"Research note {k}/{job.preamble_items}: {angle} of {job.topic}."))
+            else:
+                outputs.append(Commentary(f"Source {k}: collected material on {angle} for '{job.focus_keyword}'."))
+        return outputs
+
+    def image(self, n: int) -> bytes:
+        """The PNG bytes of image ``n`` (1-based) of this job."""
+        return tiny_png(f"{self.job.job_id}/{self.job.task_version}/image:{n}/{self.seed}")
+
+    def content(self) -> str:
+        job, rng = self.job, self._rng("content")
+        sections = rng.sample(_ANGLES, 3)
+        parts = [watermark(job.job_id, job.task_version),
+                 f"<p>{job.title} is a practical guide to {job.topic}, centred on {job.focus_keyword}.</p>"]
+        for angle in sections:
+            parts.append(f"<h2>{angle.capitalize()}</h2>")
+            parts.append(f"<p>When it comes to {job.focus_keyword}, {angle} of {job.topic} decides "
+                         f"more than most teams expect (note {rng.randint(100, 999)}).</p>")
+        return "\n".join(parts)
+
+    def excerpt(self) -> str:
+        return f"A concise look at {self.job.topic}, with {self.job.focus_keyword} at its heart."
+
+    def _call(self, action: _Action, done: Mapping[str, Mapping[str, Any]]) -> FunctionCall:
+        job = self.job
+        base = {"job_id": job.job_id, "task_version": job.task_version, "role": action.role}
+        if action.name == "wp_upload_media":
+            n = int(action.role.split(":")[1])
+            data = self.image(n)
+            return FunctionCall(action.name, {
+                "filename": f"{job.slug}-{n}.png",
+                "content_base64": base64.b64encode(data).decode("ascii"),
+                "mime_type": "image/png",
+                "alt_text": f"{job.title}: illustration {n} of {job.images}",
+            }, payload_sha256=(hashlib.sha256(data).hexdigest(),), **base)
+        if action.name == "wp_create_draft":
+            return FunctionCall(action.name, {
+                "title": job.title, "content": self.content(), "excerpt": self.excerpt(), "slug": job.slug,
+            }, watermarks=(watermark(job.job_id, job.task_version),), **base)
+        post_id = done["article"]["post_id"]
+        if action.name == "wp_update_post":
+            args: dict[str, Any] = {"post_id": post_id, "excerpt": self.excerpt()}
+            if "image:1" in done:
+                args["featured_media"] = done["image:1"]["media_id"]
+            return FunctionCall(action.name, args, **base)
+        if action.name == "wp_set_seo":
+            return FunctionCall(action.name, {
+                "post_id": post_id, "title": f"{job.title} | {job.focus_keyword}",
+                "description": f"{job.title}: what {job.focus_keyword} means for {job.topic}, step by step.",
+                "focus_keyword": job.focus_keyword,
+            }, **base)
+        return FunctionCall(action.name, {"post_id": post_id}, **base)
+
+
+class _Misconfigured:
+    """The brain of a session whose job cannot be identified: its first turn fails, clearly."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def think(self, step: Step) -> Sequence[Output]:
+        return [Commentary(self.message), Fail("invalid_request", self.message)]
+
+
+_EXPECTED = {"image": "media_id", "article": "post_id", "article:read": "post_id"}
+
+
+def _parse(role: str, output: str | None) -> tuple[dict[str, Any] | None, str]:
+    """The parsed JSON object of a successful result, or None and why it is unusable."""
+    try:
+        value = json.loads(output) if output is not None else None
+    except ValueError:
+        return None, f"output {_clip(output)!r} is not JSON"
+    if not isinstance(value, dict):
+        return None, f"output {_clip(output)!r} is not a JSON object"
+    key = _EXPECTED.get(role.split(":")[0] if role.startswith("image:") else role)
+    if key is not None:
+        ident = value.get(key)
+        if isinstance(ident, str) and ident.isdigit():
+            ident = int(ident)
+        if not isinstance(ident, int) or isinstance(ident, bool) or ident <= 0:
+            return None, f"output has no positive integer {key!r} (got {value.get(key)!r})"
+        value = {**value, key: ident}
+    return value, ""
+
+
+def _clip(text: str | None, limit: int = 80) -> str | None:
+    return text if text is None or len(text) <= limit else text[:limit] + "..."
+
+
+_ANGLES = [
+    "the history", "the economics", "common mistakes", "tooling", "measurement", "the workflow",
+    "regulation", "the audience", "case studies", "long-term maintenance", "risks", "quick wins",
+]

@@ -1,0 +1,144 @@
+"""The ``durable-harness`` command: run, validate, list, render.
+
+Exit codes: 0 all pass; 1 a safety violation; 2 a liveness failure or an unknown verdict (fails
+closed); 3 the harness could not run (bad scenario, bad usage, candidate would not start).
+Across several scenarios the most serious wins, in the order 1, 3, 2, 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness._run import run_scenario
+from harness.candidate import CandidateSpecError, resolve_candidate
+from harness.scenario import ScenarioError, catalogue_dir, load_scenarios
+
+__all__ = ["main"]
+
+_SEVERITY = (1, 3, 2, 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except (ScenarioError, CandidateSpecError) as err:
+        print(f"durable-harness: error: {err}", file=sys.stderr)
+        return 3
+    return code
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="durable-harness", description="Fault-injection acceptance tests for agent control planes.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run scenarios against a candidate and write a report")
+    run.add_argument("--candidate", default="reference", help="reference | mutant:NAME | package.module:factory (default: reference)")
+    run.add_argument("--scenario", action="append", default=[], metavar="PATH", help="a scenario file or directory (repeatable; default: the bundled catalogue)")
+    run.add_argument("--seed", type=int, default=None, help="root seed (default: each scenario's own, derived from its id)")
+    run.add_argument("--report", type=Path, default=Path("harness-report"), metavar="DIR", help="where run.json, history and the summary go (default: ./harness-report)")
+    run.set_defaults(func=_cmd_run)
+
+    val = sub.add_parser("validate", help="check scenario files against the schema")
+    val.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: the bundled catalogue)")
+    val.set_defaults(func=_cmd_validate)
+
+    lst = sub.add_parser("list", help="list scenarios, fault kinds, checkers and bundled candidates")
+    lst.add_argument("paths", nargs="*", metavar="PATH")
+    lst.set_defaults(func=_cmd_list)
+
+    ren = sub.add_parser("render", help="rebuild summary.md and junit.xml from a report directory, without rerunning")
+    ren.add_argument("report", type=Path, metavar="DIR")
+    ren.set_defaults(func=_cmd_render)
+    return p
+
+
+def _paths(given: Sequence[str]) -> list[Path | str]:
+    return list(given) if given else [catalogue_dir()]
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    scenarios = load_scenarios(_paths(args.paths))
+    for s in scenarios:
+        print(f"ok  {s.source}  ({s.id})")
+    print(f"{len(scenarios)} scenario file(s) valid")
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from candidates.mutants import MUTANTS
+    from harness.checkers import checker_names
+    from harness.faults import fault_kinds
+
+    print("scenarios:")
+    for s in load_scenarios(_paths(args.paths)):
+        catches = ", ".join(s.must_catch) or "-"
+        print(f"  {s.id:34} {s.title}  [must catch: {catches}]")
+    print("candidates:\n  reference")
+    for name, m in sorted(MUTANTS.items()):
+        print(f"  mutant:{name:26} {m.bug}")
+    print("fault kinds:\n  " + ", ".join(fault_kinds()))
+    print("checkers:\n  " + ", ".join(checker_names()))
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    scenarios = load_scenarios(_paths(args.scenario))  # all validated before anything runs
+    resolve_candidate(args.candidate)
+    if not scenarios:
+        raise ScenarioError("no scenario files found; give --scenario PATH")
+    report: Path = args.report
+    report.mkdir(parents=True, exist_ok=True)
+    docs: list[dict[str, Any]] = []
+    for scenario in scenarios:
+        doc = run_scenario(scenario, args.candidate, args.seed, report / scenario.id)
+        docs.append(doc)
+        _print_line(doc)
+    _write_outputs(report, docs)
+    codes = {int(d["exit_code"]) for d in docs}
+    code = next(c for c in _SEVERITY if c in codes or c == 0)
+    passed = sum(1 for d in docs if d["verdict"] == "pass")
+    print(f"\n{passed}/{len(docs)} scenarios passed for {args.candidate}; report: {report / 'summary.md'}; exit {code}")
+    return code
+
+
+def _print_line(doc: dict[str, Any]) -> None:
+    mark = {"pass": "PASS", "fail": "FAIL", "unknown": "UNKNOWN"}[doc["verdict"]]
+    counters = " ".join(f"{k}={v}" for k, v in sorted(doc["counters"].items()) if v)
+    print(f"{mark:8} {doc['scenario']['id']:34} {counters or ''}  history {doc['history']['digest'][:16]}")
+    if doc["verdict"] != "pass":
+        if doc.get("error"):
+            print(f"         harness: {doc['error']}")
+        for c in doc["checkers"]:
+            if c["verdict"] != "pass":
+                print(f"         {c['name']}: {c['verdict']}: {c['because']}")
+                for w in c["witnesses"][:3]:
+                    print(f"           witness #{w['index']} t={w['time_s']}s: {w['summary']}")
+        print(f"         reproduce: {doc['reproduce']}")
+
+
+def _write_outputs(report: Path, docs: list[dict[str, Any]]) -> None:
+    from reports import write_outputs
+
+    write_outputs(report, docs)
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from reports import load_runs, write_outputs
+
+    runs = load_runs(args.report)
+    if not runs:
+        print(f"durable-harness: error: {args.report}: no */run.json found", file=sys.stderr)
+        return 3
+    write_outputs(args.report, runs)
+    print(f"rendered {len(runs)} run(s) into {args.report / 'summary.md'} and {args.report / 'junit.xml'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

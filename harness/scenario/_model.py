@@ -1,0 +1,57 @@
+"""Scenario records: what a validated scenario file says, as frozen dataclasses.
+
+Only the loader builds these (from YAML that passed the schema); the run engine reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness._seeds import scenario_seed
+from harness.faults import Trigger
+
+__all__ = ["Expect", "FaultSpec", "Scenario", "WorkloadSpec"]
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    kind: str
+    job_id: str
+    task_version: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    kind: str
+    at: Trigger
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Expect:
+    outcome: str
+    max_steps: int = 500
+    deadline_s: float = 3600.0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    covers: str
+    workload: WorkloadSpec
+    faults: tuple[FaultSpec, ...]
+    expect: Expect
+    must_catch: tuple[str, ...]
+    source: Path
+    seed: int | None = None
+    needs: tuple[str, ...] = ()
+    wordpress_auth_mode: str = "core"
+
+    @property
+    def default_seed(self) -> int:
+        return self.seed if self.seed is not None else scenario_seed(self.id)

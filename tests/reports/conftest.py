@@ -1,0 +1,30 @@
+"""Fixtures for the reports tests: one run.json document of each kind, as plain dicts.
+
+The repository root is put on ``sys.path`` when nothing else has (the package is not installed into
+the test environment); a root ``conftest.py`` or an editable install makes that line a no-op.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_ROOT = str(Path(__file__).resolve().parents[2])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from _run_docs import broken, build_run, failing, unknown  # noqa: E402  (after the path fix-up)
+
+
+@pytest.fixture
+def runs() -> list[dict[str, Any]]:
+    """One run of each kind, deliberately out of report order."""
+    return [
+        unknown(build_run("stream_drop")),
+        failing(build_run("lost_write", candidate="mutant:blind-retry")),
+        broken(build_run("bad_candidate", candidate="pkg.mod:factory")),
+        build_run("baseline_article"),
+    ]
