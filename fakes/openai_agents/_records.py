@@ -18,14 +18,23 @@ What it deliberately does not do: validate input or change state on its own (``_
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from fakes.openai_agents.brains import Brain, ToolResult
 
-__all__ = ["ACTIVE_TURN", "IdSource", "Session", "Turn"]
+__all__ = ["ACTIVE_TURN", "Clock", "IdSource", "Session", "Turn"]
 
 ACTIVE_TURN = frozenset({"queued", "in_progress", "waiting"})
+
+
+class Clock(Protocol):
+    """What the fake needs of the run's virtual clock (``harness.VirtualClock`` fits)."""
+
+    def now(self) -> float: ...
+    def unix(self) -> int: ...
+    def call_later(self, delay_s: float, fire: Callable[[], None]) -> None: ...
 
 
 class IdSource:

@@ -1,0 +1,46 @@
+"""Scenario runs per second, in-process, and the memory a run holds.
+
+Usage: python benchmarks/bench_runs.py [--repeat N] [--candidate SPEC]
+Prints one line per scenario (runs/s, ms/run, requests/run, history entries) and the catalogue total.
+Wall-clock time is measured here, in the benchmark, never inside the harness.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+from pathlib import Path
+
+from harness import load_scenarios, run_scenario
+
+REPO = Path(__file__).parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--candidate", default="reference")
+    args = parser.parse_args()
+    scenarios = load_scenarios([REPO / "scenarios"])
+    run_scenario(scenarios[0], args.candidate)  # warm imports
+    total_runs, total_s = 0, 0.0
+    print(f"{'scenario':32} {'runs/s':>8} {'ms/run':>8} {'requests':>9} {'entries':>8}")
+    for s in scenarios:
+        start = time.perf_counter()
+        for _ in range(args.repeat):
+            doc = run_scenario(s, args.candidate)
+        elapsed = time.perf_counter() - start
+        total_runs += args.repeat
+        total_s += elapsed
+        print(f"{s.id:32} {args.repeat / elapsed:8.1f} {1000 * elapsed / args.repeat:8.1f} "
+              f"{doc['timings']['requests']:9d} {doc['history']['entries']:8d}")
+    print(f"{'catalogue':32} {total_runs / total_s:8.1f} {1000 * total_s / total_runs:8.1f}   ({total_runs} runs, {len(scenarios)} scenarios, candidate {args.candidate})")
+    tracemalloc.start()
+    run_scenario(scenarios[0], args.candidate)
+    _, peak = tracemalloc.get_traced_memory()
+    print(f"peak traced memory of one run: {peak / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""Runs in-process: determinism, secrets, crashes of the candidate, and the self-test matrix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from candidates.mutants import mutant_names
+from harness import load_scenario, load_scenarios, run_scenario
+
+REPO = Path(__file__).parents[2]
+CATALOGUE = load_scenarios([REPO / "scenarios"])
+
+
+def test_same_seed_same_history_digest() -> None:
+    s = load_scenario(REPO / "scenarios" / "lost-media-response-2.yaml")
+    a = run_scenario(s, "mutant:blind-retry", 11)
+    b = run_scenario(s, "mutant:blind-retry", 11)
+    assert a["history"]["digest"] == b["history"]["digest"]
+    assert a == b
+
+
+def test_secrets_never_reach_the_outputs(tmp_path: Path) -> None:
+    from harness._world import World
+
+    s = load_scenario(REPO / "scenarios" / "lost-draft-response.yaml")
+    world = World(s, s.default_seed, tmp_path)
+    secrets = world.secrets
+    world.close()
+    run_scenario(s, "reference", None, tmp_path / "out")
+    for path in (tmp_path / "out").iterdir():
+        if path.suffix in (".json", ".jsonl"):
+            text = path.read_text()
+            for secret in secrets:
+                assert secret not in text, f"{path.name} holds a secret"
+
+
+class Exploding:
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    def submit(self, job: Any) -> Any:
+        return {"accepted": True}
+
+    def report(self, job_id: str) -> Any:
+        return {"job_id": job_id, "outcome": "running", "operations": []}
+
+    def step(self) -> bool:
+        raise RuntimeError("boom")
+
+
+def exploding(env: Any) -> Exploding:
+    return Exploding(env)
+
+
+def broken_factory(env: Any) -> Any:
+    raise ImportError("missing dependency")
+
+
+def test_a_candidate_that_keeps_crashing_gets_a_verdict_not_a_hang() -> None:
+    s = load_scenario(REPO / "scenarios" / "baseline.yaml")
+    doc = run_scenario(s, f"{__name__}:exploding")
+    assert doc["exit_code"] == 3 and "still crashing" in doc["error"] and "boom" in doc["error"]
+
+
+def test_a_candidate_that_cannot_start_is_exit_3() -> None:
+    s = load_scenario(REPO / "scenarios" / "baseline.yaml")
+    doc = run_scenario(s, f"{__name__}:broken_factory")
+    assert doc["exit_code"] == 3 and "missing dependency" in doc["error"]
+
+
+@pytest.mark.parametrize("scenario", CATALOGUE, ids=lambda s: s.id)
+def test_reference_passes_every_scenario(scenario: Any) -> None:
+    doc = run_scenario(scenario, "reference")
+    failing = [c for c in doc["checkers"] if c["verdict"] != "pass"]
+    assert doc["verdict"] == "pass", json.dumps(failing, indent=1) + "\n" + doc["reproduce"]
+
+
+@pytest.mark.parametrize("mutant", mutant_names())
+def test_every_mutant_is_caught_where_promised(mutant: str) -> None:
+    spec = f"mutant:{mutant}"
+    promised = [s for s in CATALOGUE if spec in s.must_catch]
+    assert promised, f"{spec} is listed under must_catch by no scenario"
+    missed = []
+    for s in promised:
+        doc = run_scenario(s, spec)
+        if doc["verdict"] != "fail":
+            missed.append(f"{s.id}: {doc['verdict']} ({doc['reproduce']})")
+    assert not missed, f"{spec} escaped: " + "; ".join(missed)
