@@ -77,7 +77,8 @@ class Request:
             name = part.get_param("name", header="content-disposition")
             if not isinstance(name, str):
                 continue
-            payload = part.get_payload(decode=True) or b""
+            raw = part.get_payload(decode=True)
+            payload = raw if isinstance(raw, bytes) else b""
             filename = part.get_filename()
             if filename is not None:
                 files[name] = (filename, part.get_content_type(), payload)

@@ -17,6 +17,8 @@ from typing import Any
 from fakes.openai_agents._errors import bad_request
 
 __all__ = [
+    "DEFAULT_MODEL",
+    "ApprovalEvent",
     "CancelEvent",
     "CreateSpec",
     "InputEvent",

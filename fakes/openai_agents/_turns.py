@@ -201,7 +201,8 @@ class TurnEngine:
     def _call_item(session: Session, call_id: str) -> dict[str, Any]:
         for item in reversed(session.items):
             if item["type"] == "function_call" and item["call_id"] == call_id:
-                return item
+                found: dict[str, Any] = item
+                return found
         raise KeyError(f"no function_call item with call_id={call_id!r} in session {session.id!r}")
 
 

@@ -238,33 +238,37 @@ class ArticleBrain:
 
     def _call(self, action: _Action, done: Mapping[str, Mapping[str, Any]]) -> FunctionCall:
         job = self.job
-        base = {"job_id": job.job_id, "task_version": job.task_version, "role": action.role}
+
+        def call(arguments: dict[str, Any], payload_sha256: tuple[str, ...] = (),
+                 watermarks: tuple[str, ...] = ()) -> FunctionCall:
+            return FunctionCall(action.name, arguments, job_id=job.job_id, task_version=job.task_version,
+                                role=action.role, payload_sha256=payload_sha256, watermarks=watermarks)
+
         if action.name == "wp_upload_media":
             n = int(action.role.split(":")[1])
             data = self.image(n)
-            return FunctionCall(action.name, {
+            return call({
                 "filename": f"{job.slug}-{n}.png",
                 "content_base64": base64.b64encode(data).decode("ascii"),
                 "mime_type": "image/png",
                 "alt_text": f"{job.title}: illustration {n} of {job.images}",
-            }, payload_sha256=(hashlib.sha256(data).hexdigest(),), **base)
+            }, payload_sha256=(hashlib.sha256(data).hexdigest(),))
         if action.name == "wp_create_draft":
-            return FunctionCall(action.name, {
-                "title": job.title, "content": self.content(), "excerpt": self.excerpt(), "slug": job.slug,
-            }, watermarks=(watermark(job.job_id, job.task_version),), **base)
+            return call({"title": job.title, "content": self.content(), "excerpt": self.excerpt(), "slug": job.slug},
+                        watermarks=(watermark(job.job_id, job.task_version),))
         post_id = done["article"]["post_id"]
         if action.name == "wp_update_post":
             args: dict[str, Any] = {"post_id": post_id, "excerpt": self.excerpt()}
             if "image:1" in done:
                 args["featured_media"] = done["image:1"]["media_id"]
-            return FunctionCall(action.name, args, **base)
+            return call(args)
         if action.name == "wp_set_seo":
-            return FunctionCall(action.name, {
+            return call({
                 "post_id": post_id, "title": f"{job.title} | {job.focus_keyword}",
                 "description": f"{job.title}: what {job.focus_keyword} means for {job.topic}, step by step.",
                 "focus_keyword": job.focus_keyword,
-            }, **base)
-        return FunctionCall(action.name, {"post_id": post_id}, **base)
+            })
+        return call({"post_id": post_id})
 
 
 class _Misconfigured:

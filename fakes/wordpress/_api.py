@@ -1,0 +1,77 @@
+"""What every route handler shares: the site, the state, who is asking, and how to answer.
+
+``Api.respond`` applies the response-shaping query parameters core honours everywhere
+(``_fields`` on success bodies, ``_envelope`` on everything) and core's headers. ``rich_text``
+reads a ``title``/``content``/``excerpt`` given as a string or as ``{"raw": ...}``, and
+``route_id`` turns a ``{id}`` path segment into an int (non-digits mean the route does not match,
+as core's ``(?P<id>[\\d]+)`` pattern).
+
+What it deliberately does not do: routing (``_routes``) or any WordPress rule (the state, the
+queries and the handlers hold those).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fakes._http import Request, Response
+from fakes.wordpress._auth import Accounts, Identity, User
+from fakes.wordpress._errors import no_route
+from fakes.wordpress._params import as_list
+from fakes.wordpress._render import Renderer, filter_fields
+from fakes.wordpress._state import WordPressState
+from fakes.wordpress._wire import Site, wp_response
+
+__all__ = ["Api", "rich_text", "route_id"]
+
+
+def route_id(segment: str) -> int:
+    if not segment.isdigit():
+        raise no_route()
+    return int(segment)
+
+
+def rich_text(value: Any, *, raw_must_be_non_empty: bool = False) -> str | None:
+    """A string, or ``{"raw": ...}``; None when the request does not set the field."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        raw = value.get("raw")
+        if isinstance(raw, bool) or raw is None or (raw_must_be_non_empty and raw in ("", "0", 0)):
+            return None
+        if isinstance(raw, (str, int, float)):
+            return str(raw)
+    return None
+
+
+class Api:
+    def __init__(self, site: Site, state: WordPressState, accounts: Accounts) -> None:
+        self.site = site
+        self.state = state
+        self.accounts = accounts
+        self.renderer = Renderer(site, state)
+
+    def identity(self, request: Request) -> Identity:
+        return self.accounts.identify(request.header("authorization"))
+
+    def user(self, request: Request) -> User | None:
+        return self.identity(request).user
+
+    def label(self, request: Request) -> str:
+        return self.identity(request).label
+
+    def respond(self, request: Request, status: int, payload: Any, *, headers: Mapping[str, str] | None = None,
+                links: Sequence[str] = (), error: bool = False) -> Response:
+        fields = request.arg("_fields")
+        if fields is not None and not error:
+            names = [str(f) for f in as_list(fields)]
+            if isinstance(payload, list):
+                payload = [filter_fields(p, names) if isinstance(p, dict) else p for p in payload]
+            elif isinstance(payload, dict):
+                payload = filter_fields(payload, names)
+        logged_in = self.user(request) is not None
+        if request.arg("_envelope") is not None:
+            envelope = {"body": payload, "status": status, "headers": dict(headers or {})}
+            return wp_response(self.site, 200, envelope, logged_in=logged_in, links=links)
+        return wp_response(self.site, status, payload, logged_in=logged_in, headers=headers, links=links)
