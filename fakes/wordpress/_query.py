@@ -54,7 +54,7 @@ class ListQuery:
     exclude: tuple[int, ...]
     authors: tuple[int, ...] | None
     parents: tuple[int, ...] | None
-    media_type: str | None
+    media_types: tuple[str, ...] | None
     mime_type: str | None
     orderby: str
     order: str
@@ -78,7 +78,7 @@ def parse_list(params: Mapping[str, Any], *, type_: str, user: User | None) -> L
     orderby = v.enum("orderby", params.get("orderby", "date"), _ORDERBY)
     operation_key = v.string("operation_key", params.get("operation_key"))
     parents = v.int_list("parent", params.get("parent")) if media else None
-    media_type = v.enum("media_type", params.get("media_type"), _MEDIA_TYPES) if media else None
+    media_types = v.enum_list("media_type", params.get("media_type"), _MEDIA_TYPES) if media else None
     mime_type = v.string("mime_type", params.get("mime_type")) if media else None
     v.done()
     statuses = _sanitize_statuses(params.get("status"), media=media, user=user)
@@ -95,7 +95,7 @@ def parse_list(params: Mapping[str, Any], *, type_: str, user: User | None) -> L
         slugs=tuple(sanitize_title(s) for s in slugs) if slugs is not None else None,
         include=tuple(include) if include else None, exclude=tuple(exclude or ()),
         authors=tuple(authors) if authors else None, parents=tuple(parents) if parents is not None else None,
-        media_type=media_type, mime_type=mime_type or None, orderby=orderby or "date", order=order or "desc",
+        media_types=tuple(media_types) if media_types else None, mime_type=mime_type or None, orderby=orderby or "date", order=order or "desc",
         operation_key=operation_key or None,
     )
 
@@ -147,7 +147,7 @@ def _matches(item: Item, q: ListQuery) -> bool:
         q.authors is None or item.author in q.authors,
         q.operation_key is None or item.meta_value("operation_key") == q.operation_key,
         q.parents is None or item.parent in q.parents,
-        q.media_type is None or (item.file is not None and item.file.mime.startswith(q.media_type + "/")),
+        q.media_types is None or (item.file is not None and item.file.mime.split("/")[0] in q.media_types),
         q.mime_type is None or (item.file is not None and (item.file.mime == q.mime_type
                                                            or item.file.mime.startswith(q.mime_type + "/"))),
     )
