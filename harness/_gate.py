@@ -160,7 +160,13 @@ def _describe(service: Service, route: str, request: Request) -> dict[str, Any]:
     key = request.header("idempotency-key")
     if key:
         data["idempotency_key"] = key
-    if request.body:
+    if request.body and request.content_type == "multipart/form-data":
+        # The boundary is random per client: record the parts, so histories stay comparable.
+        fields, files = request.form()
+        data["body"] = {"content_type": "multipart/form-data", "fields": _shorten(fields), "files": {
+            name: {"filename": f[0], "content_type": f[1], "sha256": hashlib.sha256(f[2]).hexdigest(), "size": len(f[2])}
+            for name, f in sorted(files.items())}}
+    elif request.body:
         data["body"] = _summarise_body(request.body, request.headers)
     return data
 

@@ -37,6 +37,7 @@ class InProcessDriver:
         self.restarts = 0
         self._instance: Any = None
         self._last_report: str | None = None
+        self.last_death: str | None = None
 
     @property
     def alive(self) -> bool:
@@ -57,7 +58,8 @@ class InProcessDriver:
 
     def restart(self, because: str) -> None:
         if self.restarts >= self.max_restarts:
-            raise CandidateFailed(f"{self.worker_id}: restarted {self.restarts} times and still crashing; last: {because}")
+            raise CandidateFailed(f"{self.worker_id}: restarted {self.restarts} times and still crashing; "
+                                  f"last death: {self.last_death or because}")
         self._discard()
         self.restarts += 1
         self._history.append(self._clock.now(), "restart", self.worker_id, {"restart": self.restarts, "because": because})
@@ -65,6 +67,7 @@ class InProcessDriver:
 
     def kill(self, because: str) -> None:
         """Abandon the instance (a crash fired by the gate, or the candidate's own exception)."""
+        self.last_death = because
         self._history.close_open(self._clock.now(), f"{self.worker_id} died: {because}")
         self._discard()
 

@@ -11,15 +11,17 @@ from harness.workloads import posts_by_role
 def check(inp: CheckInput) -> CheckResult:
     groups = posts_by_role(inp.truth.get("wordpress", {}))
     extra_ids: list[int] = []
+    involved: list[int] = []
     lines = []
     for (job, version, role), posts in sorted(groups.items()):
         if len(posts) > 1:
             ids = [int(p["id"]) for p in sorted(posts, key=lambda p: int(p["id"]))]
             extra_ids += ids[1:]
+            involved += ids
             lines.append(f"{job} v{version} {role}: posts {ids}")
     if not extra_ids:
         n = sum(len(v) for v in groups.values())
         return CheckResult("duplicate_drafts", "safety", "pass", 0, f"{pluralise(n, 'post')}, none duplicated")
-    witnesses = creation_witnesses(inp.history, "wordpress", "/wp/v2/posts", extra_ids)
+    witnesses = creation_witnesses(inp.history, "wordpress", "/wp/v2/posts", involved)
     because = f"{pluralise(len(extra_ids), 'duplicate post')}: " + "; ".join(lines)
     return CheckResult("duplicate_drafts", "safety", "fail", len(extra_ids), because, tuple(witnesses))

@@ -13,15 +13,17 @@ from harness.workloads import media_by_role
 def check(inp: CheckInput) -> CheckResult:
     groups = media_by_role(inp.truth.get("wordpress", {}), inp.truth.get("openai", {}))
     extra_ids: list[int] = []
+    involved: list[int] = []
     lines = []
     for (job, version, role), items in sorted(groups.items()):
         if len(items) > 1:
             ids = [int(m["id"]) for m in sorted(items, key=lambda m: int(m["id"]))]
             extra_ids += ids[1:]
+            involved += ids
             lines.append(f"{job} v{version} {role}: media {ids}")
     if not extra_ids:
         n = sum(len(v) for v in groups.values())
         return CheckResult("duplicate_media", "safety", "pass", 0, f"{pluralise(n, 'upload')}, none duplicated")
-    witnesses = creation_witnesses(inp.history, "wordpress", "/wp/v2/media", extra_ids)
+    witnesses = creation_witnesses(inp.history, "wordpress", "/wp/v2/media", involved)
     because = f"{pluralise(len(extra_ids), 'duplicate upload')}: " + "; ".join(lines)
     return CheckResult("duplicate_media", "safety", "fail", len(extra_ids), because, tuple(witnesses))

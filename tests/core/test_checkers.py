@@ -42,7 +42,8 @@ def test_duplicate_drafts_counts_extras_with_witnesses() -> None:
     r = run("duplicate_drafts", h, truth, good_claims())
     assert (r.verdict, r.count) == ("fail", 1)
     assert "posts [7, 8]" in r.because
-    assert [w.index for w in r.witnesses] == [3] and "created id 8" in r.witnesses[0].summary
+    assert [w.index for w in r.witnesses] == [1, 3]
+    assert "created id 7; its response was lost" in r.witnesses[0].summary and "created id 8" in r.witnesses[1].summary
     clean = run("duplicate_drafts", h, {"wordpress": {"posts": [post(7)]}}, good_claims())
     assert (clean.verdict, clean.count) == ("pass", 0)
 
@@ -54,7 +55,7 @@ def test_duplicate_media_matches_by_payload_digest() -> None:
     media = [{"id": 3, "sha256": "aa"}, {"id": 4, "sha256": "bb"}, {"id": 5, "sha256": "aa"}]
     r = run("duplicate_media", h, {"wordpress": {"media": media}, "openai": {"payloads": payloads}}, good_claims())
     assert (r.verdict, r.count) == ("fail", 1) and "image:1" in r.because
-    assert "created id 5" in r.witnesses[0].summary
+    assert [w.summary.split("created ")[1][:4] for w in r.witnesses] == ["id 3", "id 5"]
     ok = run("duplicate_media", h, {"wordpress": {"media": media[:2]}, "openai": {"payloads": payloads}}, good_claims())
     assert ok.verdict == "pass"
 
