@@ -47,7 +47,7 @@ def run_scenario(scenario: Scenario, candidate: str, seed: int | None = None, ou
             doc = _run(world, scenario, candidate, seed)
         finally:
             world.close()
-        doc = _redact(doc, world.secrets)
+        doc = dict(_redact(doc, world.secrets))
         if out_dir is not None:
             lines = "".join(line + "\n" for line in world.history.lines())
             (out_dir / "history.jsonl").write_text(_redact_text(lines, world.secrets), encoding="utf-8")

@@ -8,7 +8,7 @@ and redacted from everything the run writes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import openai
@@ -78,7 +78,8 @@ class World:
         http = httpx.Client(transport=self.gate.transport(worker_id), timeout=30.0)
         self._clients += [api_http, http]
         client = openai.OpenAI(api_key=self.api_key, base_url=f"http://{OPENAI_HOST}/v1",
-                               http_client=api_http, max_retries=0, webhook_secret=self.webhook_secret)
+                               http_client=cast(Any, api_http),  # legacy httpx is accepted at runtime
+                               max_retries=0, webhook_secret=self.webhook_secret)
         return CandidateEnv(
             openai_base_url=f"http://{OPENAI_HOST}/v1", openai_api_key=self.api_key,
             openai_webhook_secret=self.webhook_secret,

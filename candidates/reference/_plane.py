@@ -131,12 +131,11 @@ class ReferencePlane:
             return False
         if not existing:
             spec = job.spec
+            agent: Any = {"model": "gpt-5.1", "instructions": "You are a careful editorial agent.",
+                          "tools": function_tools(spec["allowed_tools"])}
             try:
                 self.api.beta.agents.sessions.create(
-                    environment={"type": "none"},
-                    agent={"model": "gpt-5.1", "instructions": "You are a careful editorial agent.",
-                           "tools": function_tools(spec["allowed_tools"])},
-                    input=task_prompt(spec), metadata=meta)
+                    environment={"type": "none"}, agent=agent, input=task_prompt(spec), metadata=meta)
             except (openai.APIConnectionError, openai.APIStatusError):
                 return True  # it may exist now: the next step lists again before creating
             return True
@@ -184,7 +183,7 @@ class ReferencePlane:
             self.store.update_job(job, checkpoint=checkpoint)
 
     def _answer(self, session_id: str, action: Any, outcome: ToolOutcome) -> bool:
-        event: dict[str, Any] = {"type": "agent.session.input.tool_result", "turn_id": action.turn_id,
+        event: Any = {"type": "agent.session.input.tool_result", "turn_id": action.turn_id,
                                  "call_id": action.call_id, "success": outcome.status == "success"}
         if outcome.status == "success":
             event["output"] = json.dumps(outcome.output, sort_keys=True)

@@ -4,7 +4,15 @@ from harness.candidate._inprocess import CandidateFailed, InProcessDriver
 from harness.candidate._protocol import OP_STATES, OUTCOMES, Candidate, CandidateClock, CandidateCrashed, CandidateEnv
 from harness.candidate._spec import CandidateSpecError, resolve_candidate
 
-__all__ = sorted([
-    "OP_STATES", "OUTCOMES", "Candidate", "CandidateClock", "CandidateCrashed", "CandidateEnv", "CandidateFailed",
-    "CandidateSpecError", "InProcessDriver", "resolve_candidate",
-])
+__all__ = [
+    "Candidate",
+    "CandidateClock",
+    "CandidateCrashed",
+    "CandidateEnv",
+    "CandidateFailed",
+    "CandidateSpecError",
+    "InProcessDriver",
+    "OP_STATES",
+    "OUTCOMES",
+    "resolve_candidate",
+]

@@ -5,6 +5,14 @@ from harness.checkers._base import (
     CheckInput, CheckResult, Checker, Witness, checker, checker_names, combine, run_checkers, witness,
 )
 
-__all__ = sorted([
-    "CheckInput", "CheckResult", "Checker", "Witness", "checker", "checker_names", "combine", "run_checkers", "witness",
-])
+__all__ = [
+    "CheckInput",
+    "CheckResult",
+    "Checker",
+    "Witness",
+    "checker",
+    "checker_names",
+    "combine",
+    "run_checkers",
+    "witness",
+]

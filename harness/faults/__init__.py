@@ -5,7 +5,17 @@ from harness.faults._base import Action, Crash, Deliver, Drop, FaultContext, Los
 from harness.faults._registry import fault_kind, fault_kinds, get_fault_kind
 from harness.faults._request_fault import RequestFault
 
-__all__ = sorted([
-    "Action", "Crash", "Deliver", "Drop", "FaultContext", "Lose", "RequestFault", "Respond", "Trigger",
-    "fault_kind", "fault_kinds", "get_fault_kind",
-])
+__all__ = [
+    "Action",
+    "Crash",
+    "Deliver",
+    "Drop",
+    "FaultContext",
+    "Lose",
+    "RequestFault",
+    "Respond",
+    "Trigger",
+    "fault_kind",
+    "fault_kinds",
+    "get_fault_kind",
+]
