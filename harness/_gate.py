@@ -24,7 +24,7 @@ from fakes import Request, Response
 from harness._clock import VirtualClock
 from harness._history import History
 from harness.candidate._protocol import CandidateCrashed
-from harness.faults import Action, Crash, Drop, FaultContext, Lose, RequestFault, Respond
+from harness.faults import Action, Crash, Cut, Drop, FaultContext, Lose, RequestFault, Respond
 
 __all__ = ["Gate", "Service"]
 
@@ -92,7 +92,39 @@ class Gate:
             if action is not None:
                 return self._act_after(fault, action, ctx, raw)
         self._complete(op, response, ctx.committed)
+        if response.stream is not None:
+            for fault in armed:
+                action = fault.stream(ctx)
+                if isinstance(action, Cut):
+                    response = self._cut(fault, action, ctx, response)
+                    break
         return _to_httpx(response, raw)
+
+    def _cut(self, fault: RequestFault, cut: Cut, ctx: FaultContext, response: Response) -> Response:
+        """Wrap a streamed body so it ends after ``cut.after_events`` SSE events."""
+        source = response.stream
+        assert source is not None
+
+        def cut_stream() -> Iterator[bytes]:
+            events, buffer = 0, b""
+            for chunk in source():
+                buffer += chunk
+                out = b""
+                while events < cut.after_events:
+                    end = _event_end(buffer)
+                    if end < 0:
+                        break
+                    out, buffer, events = out + buffer[:end], buffer[end:], events + 1
+                if out:
+                    yield out
+                if events >= cut.after_events:
+                    break
+            self._record_fault(fault, ctx, {"events_delivered": events, "mode": cut.mode})
+            if cut.mode == "reset":
+                yield buffer[: len(buffer) // 2]  # a truncated event, then the connection dies
+                raise httpx.RemoteProtocolError("peer closed connection without sending complete message body (injected)")
+
+        return Response(response.status, response.headers, response.body, stream=cut_stream)
 
     def _act_before(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request) -> httpx.Response:
         if isinstance(action, Respond):
@@ -148,6 +180,12 @@ class Gate:
         self.history.complete(self.clock.now(), op, type_, {
             "status": response.status, "committed": committed, "body": _summarise_body(response.body, response.headers),
         })
+
+
+def _event_end(buffer: bytes) -> int:
+    """Index just past the first complete SSE event in ``buffer`` (a blank line ends one), or -1."""
+    ends = [i + len(sep) for sep in (b"\n\n", b"\r\n\r\n") if (i := buffer.find(sep)) >= 0]
+    return min(ends) if ends else -1
 
 
 def _describe(service: Service, route: str, request: Request) -> dict[str, Any]:

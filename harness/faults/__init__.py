@@ -1,13 +1,14 @@
 """Fault kinds (the nemesis), one module each, registered by name."""
 
-from harness.faults import crash, http_error, lose_response  # noqa: F401  (registration)
-from harness.faults._base import Action, Crash, Deliver, Drop, FaultContext, Lose, Respond, Trigger
+from harness.faults import crash, drop_stream, http_error, lose_response  # noqa: F401  (registration)
+from harness.faults._base import Action, Crash, Cut, Deliver, Drop, FaultContext, Lose, Respond, Trigger
 from harness.faults._registry import fault_kind, fault_kinds, get_fault_kind
 from harness.faults._request_fault import RequestFault
 
 __all__ = [
     "Action",
     "Crash",
+    "Cut",
     "Deliver",
     "Drop",
     "FaultContext",

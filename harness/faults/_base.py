@@ -1,8 +1,9 @@
 """What every fault kind shares: a trigger on the live traffic and actions at the gate.
 
-A fault fires at a precise point of one request: ``before`` it is delivered to the fake, or
-``after`` the fake answered (and so possibly committed) but before the response leaves. The gate
-asks each armed fault at both points; the first that returns an action wins.
+A fault fires at a precise point of one request: ``before`` it is delivered to the fake,
+``after`` the fake answered (and so possibly committed) but before the response leaves, or in the
+``stream`` of a streamed response, after its k-th event. The gate asks each armed fault at each
+point; the first that returns an action wins.
 
 Fault kinds are registered by name (one module each, see ``_registry``); a scenario names them.
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from fakes import Request, Response
 
-__all__ = ["Action", "Crash", "Deliver", "Drop", "FaultContext", "Lose", "Respond", "Trigger"]
+__all__ = ["Action", "Crash", "Cut", "Deliver", "Drop", "FaultContext", "Lose", "Respond", "Trigger"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,15 @@ class Lose(Action):
 
     kind: str = "timeout"
     wait_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class Cut(Action):
+    """A streamed (SSE) response is cut after ``after_events`` complete events: a clean ``eof`` or a
+    ``reset`` mid-stream (the client sees a truncated body). Nothing missed is replayed."""
+
+    after_events: int
+    mode: str = "reset"
 
 
 @dataclass(frozen=True)

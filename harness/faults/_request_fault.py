@@ -47,6 +47,11 @@ class RequestFault:
             return None
         return self._fire(ctx)
 
+    def stream(self, ctx: FaultContext) -> Action | None:
+        if self.point != "stream" or self._firing_op != ctx.op:
+            return None
+        return self._fire(ctx)
+
     def _fire(self, ctx: FaultContext) -> Action:
         self._firing_op = None
         self.state.fired += 1

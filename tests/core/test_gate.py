@@ -117,3 +117,45 @@ def test_nth_and_times_select_exactly_the_matching_requests() -> None:
 def test_unknown_fault_kind_names_the_known_ones() -> None:
     with pytest.raises(KeyError, match="lose_response"):
         get_fault_kind("lose_everything")
+
+
+class Events:
+    """A toy SSE service: three events per stream."""
+
+    name, host, root = "events", "events.test", ""
+
+    def handle(self, request: Request) -> Response:
+        def body() -> Any:
+            for n in range(3):
+                yield f"event: tick\ndata: {{\"n\": {n}}}\n\n".encode()
+        return Response(200, {"content-type": "text/event-stream"}, stream=body)
+
+    def mutations(self) -> int:
+        return 0
+
+    def credential(self, request: Request) -> str | None:
+        return None
+
+
+@pytest.mark.parametrize(("mode", "after", "expect_error"), [("eof", 2, False), ("reset", 1, True), ("eof", 0, False)])
+def test_drop_stream_cuts_after_k_events(mode: str, after: int, expect_error: bool) -> None:
+    clock, history = VirtualClock(), History()
+    fault = get_fault_kind("drop_stream")(0, Trigger("events", "GET", "/stream"), {"after_events": after, "mode": mode})
+    client = httpx.Client(transport=Gate(clock, history, [Events()], [fault]).transport("w"), base_url="http://events.test")
+    received = b""
+    error = None
+    with client.stream("GET", "/stream") as response:
+        try:
+            for chunk in response.iter_bytes():
+                received += chunk
+        except httpx.RemoteProtocolError as err:
+            error = err
+    complete = received.count(b"\n\n")
+    assert complete == after
+    assert (error is not None) == expect_error
+    assert history.of_type("fault")[0].data["evidence"] == {"events_delivered": after, "mode": mode}
+
+
+def test_unfaulted_stream_passes_whole() -> None:
+    client = httpx.Client(transport=Gate(VirtualClock(), History(), [Events()]).transport("w"), base_url="http://events.test")
+    assert client.get("/stream").content.count(b"\n\n") == 3
