@@ -8,6 +8,7 @@ Across several scenarios the most serious wins, in the order 1, 3, 2, 0.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--scenario", action="append", default=[], metavar="PATH", help="a scenario file or directory (repeatable; default: the bundled catalogue)")
     run.add_argument("--seed", type=int, default=None, help="root seed (default: each scenario's own, derived from its id)")
     run.add_argument("--report", type=Path, default=Path("harness-report"), metavar="DIR", help="where run.json, history and the summary go (default: ./harness-report)")
+    run.add_argument("--check-determinism", action="store_true",
+                     help="run each scenario twice with the same seed and fail (exit 2) if the histories differ")
     run.set_defaults(func=_cmd_run)
 
     val = sub.add_parser("validate", help="check scenario files against the schema")
@@ -97,6 +100,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     docs: list[dict[str, Any]] = []
     for scenario in scenarios:
         doc = run_scenario(scenario, args.candidate, args.seed, report / scenario.id)
+        if args.check_determinism:
+            doc = _check_determinism(doc, scenario, args.candidate, report / scenario.id)
         docs.append(doc)
         _print_line(doc)
     _write_outputs(report, docs)
@@ -105,6 +110,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
     passed = sum(1 for d in docs if d["verdict"] == "pass")
     print(f"\n{passed}/{len(docs)} scenarios passed for {args.candidate}; report: {report / 'summary.md'}; exit {code}")
     return code
+
+
+def _check_determinism(doc: dict[str, Any], scenario: Any, candidate: str, out: Path) -> dict[str, Any]:
+    """Run the same seed again; a different history means the run is not a function of its seed."""
+    again_dir = out / "determinism-check"
+    again = run_scenario(scenario, candidate, doc["seed"], again_dir)
+    if again["history"]["digest"] == doc["history"]["digest"]:
+        print(f"         determinism: same history twice ({doc['history']['digest'][:16]})")
+        return doc
+    first = (out / "history.jsonl").read_text("utf-8").splitlines()
+    second = (again_dir / "history.jsonl").read_text("utf-8").splitlines()
+    n = next((i for i, (a, b) in enumerate(zip(first, second)) if a != b), min(len(first), len(second)))
+    because = (f"the same seed gave two different histories; first divergence at entry {n}: "
+               f"{(first[n] if n < len(first) else '<end>')[:160]} / {(second[n] if n < len(second) else '<end>')[:160]}")
+    doc = dict(doc)
+    doc["checkers"] = [*doc["checkers"], {"name": "determinism", "class": "liveness", "verdict": "unknown",
+                                          "count": 1, "because": because, "witnesses": []}]
+    doc["counters"] = {**doc["counters"], "determinism": 1}
+    doc["liveness"] = "unknown" if doc["liveness"] == "pass" else doc["liveness"]
+    doc["verdict"] = "fail" if doc["verdict"] == "fail" else "unknown"
+    doc["exit_code"] = max(doc["exit_code"], 2) if doc["exit_code"] != 1 else 1
+    (out / "run.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return doc
 
 
 def _print_line(doc: dict[str, Any]) -> None:
