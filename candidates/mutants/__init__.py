@@ -1,6 +1,8 @@
 """Known-bad candidates (mutants), one module each: ``--candidate mutant:NAME``."""
 
-from candidates.mutants import blind_retry, no_reconcile, unknown_is_failure  # noqa: F401  (registration)
+from candidates.mutants import (  # noqa: F401  (registration)
+    blind_retry, continue_instead_of_result, new_session_on_restart, no_reconcile, turn_done_is_success, unknown_is_failure,
+)
 from candidates.mutants._registry import MUTANTS, Mutant, get_mutant, mutant_names
 
 __all__ = ["MUTANTS", "Mutant", "get_mutant", "mutant_names"]

@@ -89,10 +89,14 @@ class ReferencePlane:
     def _step_job(self, job: JobRow) -> bool:
         if job.session_id is None:
             return self._ensure_session(job)
-        if (job.job_id, job.task_version) not in self._seen:
+        resumed = (job.job_id, job.task_version) not in self._seen
+        if resumed:
             self._seen.add((job.job_id, job.task_version))
             if not self._count_resume(job):
                 return True
+            if not self.sg.resume_existing_session:  # the bug: start over in a new session
+                self.store.update_job(job, session_id=None)
+                return self._ensure_session(self.store.jobs(job.job_id)[-1])
         try:
             session = self.api.beta.agents.sessions.retrieve(job.session_id)
         except openai.NotFoundError:
@@ -101,6 +105,8 @@ class ReferencePlane:
         except (openai.APIConnectionError, openai.APIStatusError):
             return False  # read again on the next step; nothing was changed
         if session.status == "requires_action":
+            if resumed and not self.sg.answer_pending_calls:
+                return self._say_continue(job.session_id)
             progressed = False
             for action in session.required_actions:
                 if action.type == "function_call":
@@ -126,7 +132,8 @@ class ReferencePlane:
     def _ensure_session(self, job: JobRow) -> bool:
         meta = {"job_id": job.job_id, "task_version": job.task_version}
         try:  # read first: a session may exist already (a lost create response, a restart)
-            existing = list(self.api.beta.agents.sessions.list(metadata=meta, order="asc", limit=100))
+            existing = list(self.api.beta.agents.sessions.list(metadata=meta, order="asc", limit=100)) \
+                if self.sg.resume_existing_session else []
         except (openai.APIConnectionError, openai.APIStatusError):
             return False
         if not existing:
@@ -134,11 +141,13 @@ class ReferencePlane:
             agent: Any = {"model": "gpt-5.1", "instructions": "You are a careful editorial agent.",
                           "tools": function_tools(spec["allowed_tools"])}
             try:
-                self.api.beta.agents.sessions.create(
+                created = self.api.beta.agents.sessions.create(
                     environment={"type": "none"}, agent=agent, input=task_prompt(spec), metadata=meta)
             except (openai.APIConnectionError, openai.APIStatusError):
                 return True  # it may exist now: the next step lists again before creating
-            return True
+            if self.sg.resume_existing_session:
+                return True  # the next step finds it by its metadata, like any other
+            existing = [created]
         session_id = sorted(existing, key=lambda s: (s.created_at, s.id))[0].id
         checkpoint = {**job.checkpoint, "phase": "session_started"}
         self.store.update_job(job, session_id=session_id, phase="session_started", checkpoint=checkpoint)
@@ -217,8 +226,28 @@ class ReferencePlane:
             return True
         return any(getattr(a, "call_id", None) == call_id for a in session.required_actions)
 
+    def _say_continue(self, session_id: str) -> bool:
+        """The bug of ``continue-instead-of-result``: what a human typing "continue" does."""
+        message: Any = [{"type": "agent.session.input.message",
+                         "input": [{"role": "user", "content": [{"type": "input_text", "text": "continue"}]}]}]
+        try:
+            self.api.beta.agents.sessions.events.create(session_id, events=message)
+        except openai.BadRequestError:  # a turn is waiting: stop it, then continue
+            cancel: Any = [{"type": "agent.session.input.cancel"}]
+            try:
+                self.api.beta.agents.sessions.events.create(session_id, events=[*cancel, *message])
+            except (openai.APIConnectionError, openai.APIStatusError):
+                pass
+        except (openai.APIConnectionError, openai.APIStatusError):
+            pass
+        return True
+
     def _settle(self, job: JobRow) -> bool:
         """The agent's turn is over. Its completion is not the task's: judge by the ledger."""
+        if not self.sg.judge_by_ledger:  # the bug: a completed turn is taken as a finished job
+            checkpoint = {**job.checkpoint, "phase": "awaiting_approval", "approval_status": "awaiting"}
+            self.store.update_job(job, phase="awaiting_approval", checkpoint=checkpoint, outcome="needs_human")
+            return True
         open_ops = [o for o in self.store.ops(job.job_id, job.task_version) if o.state in ("UNKNOWN", "SENT")]
         if open_ops:
             self._finish(job, "unknown", note=f"{len(open_ops)} operations with unknown outcome")

@@ -19,3 +19,9 @@ class Safeguards:
     unknown_is_not_failure: bool = True
     # An UNKNOWN operation is resolved (by reconciliation) before the job moves on.
     resolve_unknowns: bool = True
+    # A job's session is found again (stored mapping, then a metadata lookup) instead of recreated.
+    resume_existing_session: bool = True
+    # The agent's turn completing is not the job succeeding: the outcome is judged from the ledger.
+    judge_by_ledger: bool = True
+    # On resume, a pending function call is answered to its call_id, never replaced by "continue".
+    answer_pending_calls: bool = True

@@ -36,6 +36,7 @@ class Expect:
     outcome: str
     max_steps: int = 500
     deadline_s: float = 3600.0
+    max_redone_steps: int = 0
 
 
 @dataclass(frozen=True)

@@ -101,5 +101,121 @@ def test_combine_fail_beats_unknown_beats_pass() -> None:
     assert combine([]) == "unknown"
 
 
+def session(sid: str, inputs: list[str], job: str = "job-1") -> dict[str, Any]:
+    return {"id": sid, "metadata": {"job_id": job, "task_version": "1"}, "user_inputs": inputs}
+
+
+def test_resubmitted_tasks_counts_extra_sessions_and_task_messages() -> None:
+    h = History()
+    op = h.invoke(0.0, "worker-1", {"service": "openai", "method": "POST", "route": "/agents/sessions"})
+    h.complete(0.0, op, "ok", {"status": 200})
+    one = {"openai": {"sessions": [session("s1", ["TASK", "continue"]), session("x", ["TASK"], job="other")]}}
+    assert run("resubmitted_tasks", h, one, good_claims()).verdict == "pass"
+    two_sessions = {"openai": {"sessions": [session("s1", ["TASK"]), session("s2", ["TASK"])]}}
+    r = run("resubmitted_tasks", h, two_sessions, good_claims())
+    assert (r.verdict, r.count) == ("fail", 1) and "s1, s2" in r.because and r.witnesses
+    resent = {"openai": {"sessions": [session("s1", ["TASK", "TASK", "continue", "TASK"])]}}
+    assert run("resubmitted_tasks", h, resent, good_claims()).count == 2
+
+
+def report_entry(h: History, t: float, phase: str, post: Any = None, media: list[int] | None = None,
+                 approval: str = "awaiting") -> None:
+    h.append(t, "report", "worker-1", {"task_version": "1", "outcome": "running", "checkpoint": {
+        "phase": phase, "approval_status": approval,
+        "remote": {"wordpress_post_id": post, "media_ids": media or []}}})
+
+
+def world(post_created_at: float = 5.0, media_created_at: tuple[float, float] = (1.0, 1.0)) -> dict[str, Any]:
+    payloads = {f"d{n}": {"job_id": "job-1", "task_version": "1", "role": f"image:{n}"} for n in (1, 2)}
+    return {"wordpress": {"posts": [{**post(7), "created_at": post_created_at, "deleted_at": None}],
+                          "media": [{"id": n, "sha256": f"d{n}", "created_at": media_created_at[n - 1], "deleted_at": None}
+                                    for n in (1, 2)]},
+            "openai": {"payloads": payloads}}
+
+
+def test_wrong_checkpoint_advances_judges_each_report_at_its_time() -> None:
+    job = {**JOB, "input": {"images": 2}}
+
+    def judge(h: History, truth: dict[str, Any] | None = None) -> CheckResult:
+        return run_checkers(CheckInput(h, truth or world(), good_claims(), SCENARIO, job, []), ["wrong_checkpoint_advances"])[0]
+
+    good = History()
+    report_entry(good, 2.0, "media_uploaded", media=[1, 2])
+    report_entry(good, 6.0, "draft_created", post=7, media=[1, 2])
+    report_entry(good, 9.0, "awaiting_approval", post=7, media=[1, 2])
+    assert judge(good).verdict == "pass"
+
+    early = History()
+    report_entry(early, 4.0, "draft_created", post=7)  # the post is created at t=5
+    r = judge(early)
+    assert r.verdict == "fail" and "not this job's article at t=4s" in r.because
+
+    late_image = History()
+    report_entry(late_image, 9.0, "awaiting_approval", post=7, media=[1])
+    r = judge(late_image, world(media_created_at=(1.0, 50.0)))
+    assert r.verdict == "fail" and "image:2 were never uploaded (by t=9s)" in r.because
+
+    cases = [
+        ("awaiting_approval", 9.0, 7, [1], None),  # a partial list of media is not a wrong claim
+        ("draft_created", 9.0, 99, [], "post 99"),
+        ("media_uploaded", 9.0, None, [3], "media 3"),
+        ("verified", 9.0, 7, [1, 2], None),
+    ]
+    for phase, t, pid, media, expected in cases:
+        h = History()
+        report_entry(h, t, phase, post=pid, media=media)
+        result = judge(h)
+        assert (result.verdict == "pass") == (expected is None), (phase, result.because)
+        if expected:
+            assert expected in result.because
+
+    backwards = History()
+    report_entry(backwards, 6.0, "draft_created", post=7)
+    report_entry(backwards, 7.0, "session_started")
+    assert "went back" in judge(backwards).because
+
+    approved = History()
+    report_entry(approved, 6.0, "draft_created", post=7, approval="approved")
+    assert "approval" in judge(approved).because
+
+
+def test_ledger_mismatches() -> None:
+    truth = world()
+    truth["wordpress"]["posts"][0]["meta"] = {"operation_key": "k-draft"}
+    h = History()
+    h.append(9.0, "report", "worker-1", {})
+    ok_ops = [{"operation_key": "k-draft", "kind": "wp_create_draft", "state": "CONFIRMED", "remote_id": "7"},
+              {"operation_key": "k1", "kind": "wp_upload_media", "state": "CONFIRMED", "remote_id": "1"},
+              {"operation_key": "k2", "kind": "wp_upload_media", "state": "CONFIRMED", "remote_id": "2"},
+              {"operation_key": "seo", "kind": "wp_set_seo", "state": "CONFIRMED", "remote_id": "7"}]
+    assert run("ledger_mismatches", h, truth, {"operations": ok_ops}).verdict == "pass"
+    failed = [{**ok_ops[0], "state": "FAILED"}, *ok_ops[1:]]
+    r = run("ledger_mismatches", h, truth, {"operations": failed})
+    assert r.verdict == "fail" and "is FAILED, but post 7 exists" in r.because
+    phantom = [*ok_ops[:2], {**ok_ops[2], "remote_id": "42", "operation_key": "k9"}]
+    r = run("ledger_mismatches", h, truth, {"operations": phantom})
+    assert r.count == 2 and "no such media" in r.because and "media 2 of this job exists" in r.because
+    assert run("ledger_mismatches", h, truth, None).verdict == "unknown"
+
+
+def test_stuck_jobs_is_liveness() -> None:
+    h = History()
+    h.append(1.0, "phase", "harness", {"phase": "heal"})
+    h.append(2.0, "report", "worker-1", {"outcome": "running"})
+    r = run("stuck_jobs", h, {}, {"outcome": "running", "checkpoint": {"phase": "draft_created"}})
+    assert (r.klass, r.verdict) == ("liveness", "fail") and "healed at t=1s" in r.because
+    assert run("stuck_jobs", h, {}, good_claims()).verdict == "pass"
+    assert run("stuck_jobs", h, {}, None).verdict == "fail"
+
+
+def test_progress_loss_is_bounded_by_the_scenario() -> None:
+    calls = [{"job_id": "job-1", "task_version": "1", "role": "article", "call_id": c} for c in ("c1", "c2")]
+    r = run("progress_loss", History(), {"openai": {"tool_calls": calls}}, good_claims())
+    assert (r.klass, r.verdict, r.count) == ("liveness", "fail", 1) and "c1, c2" in r.because
+    assert run("progress_loss", History(), {"openai": {"tool_calls": calls[:1]}}, good_claims()).verdict == "pass"
+
+
 def test_every_registered_checker_is_tested_here() -> None:
-    assert set(checker_names()) == {"duplicate_drafts", "duplicate_media", "faults_fired", "leftover_unknowns", "wrong_outcome"}
+    assert set(checker_names()) == {
+        "duplicate_drafts", "duplicate_media", "faults_fired", "leftover_unknowns", "wrong_outcome", "resubmitted_tasks",
+        "wrong_checkpoint_advances", "ledger_mismatches", "stuck_jobs", "progress_loss"}

@@ -66,6 +66,25 @@ def test_a_candidate_that_keeps_crashing_gets_a_verdict_not_a_hang() -> None:
     assert doc["exit_code"] == 3 and "still crashing" in doc["error"] and "boom" in doc["error"]
 
 
+class Idle(Exploding):
+    """Never does anything and never settles: a job that hangs."""
+
+    def step(self) -> bool:
+        return False
+
+
+def idle(env: Any) -> Idle:
+    return Idle(env)
+
+
+def test_a_candidate_that_never_settles_is_a_stuck_job_not_a_hang() -> None:
+    s = load_scenario(REPO / "scenarios" / "baseline.yaml")
+    doc = run_scenario(s, f"{__name__}:idle")
+    stuck = next(c for c in doc["checkers"] if c["name"] == "stuck_jobs")
+    assert stuck["verdict"] == "fail" and doc["liveness"] == "fail" and doc["exit_code"] == 2
+    assert doc["timings"]["virtual_s"] <= s.expect.deadline_s + 1
+
+
 def test_a_candidate_that_cannot_start_is_exit_3() -> None:
     s = load_scenario(REPO / "scenarios" / "baseline.yaml")
     doc = run_scenario(s, f"{__name__}:broken_factory")
