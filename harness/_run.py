@@ -15,12 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness._history import History
 from harness._world import World
 from harness.candidate import CandidateFailed, InProcessDriver, resolve_candidate
 from harness.checkers import CheckInput, combine, run_checkers
 from harness.scenario import Scenario
 
-__all__ = ["EXIT_CODES", "reproduce_command", "run_scenario"]
+__all__ = ["EXIT_CODES", "reproduce_command", "run_scenario", "run_with_history"]
 
 EXIT_CODES = {"pass": 0, "safety": 1, "liveness": 2, "harness": 3}
 _SETTLED = ("completed", "failed", "unknown", "needs_human", "cancelled")
@@ -35,6 +36,12 @@ def reproduce_command(scenario: Scenario, candidate: str, seed: int) -> str:
 
 def run_scenario(scenario: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None) -> dict[str, Any]:
     """Run and return run.json (also written, with history.jsonl, to ``out_dir`` when given)."""
+    return run_with_history(scenario, candidate, seed, out_dir)[0]
+
+
+def run_with_history(scenario: Scenario, candidate: str, seed: int | None = None,
+                     out_dir: Path | None = None) -> tuple[dict[str, Any], History]:
+    """``run_scenario``, also returning the history itself (unredacted: keep it in memory)."""
     seed = scenario.default_seed if seed is None else seed
     with tempfile.TemporaryDirectory(prefix="durable-harness-") as tmp:
         workdir = out_dir if out_dir is not None else Path(tmp)
@@ -52,7 +59,7 @@ def run_scenario(scenario: Scenario, candidate: str, seed: int | None = None, ou
             lines = "".join(line + "\n" for line in world.history.lines())
             (out_dir / "history.jsonl").write_text(_redact_text(lines, world.secrets), encoding="utf-8")
             (out_dir / "run.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        return doc
+        return doc, world.history
 
 
 def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[str, Any]:

@@ -47,6 +47,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="run each scenario twice with the same seed and fail (exit 2) if the histories differ")
     run.set_defaults(func=_cmd_run)
 
+    swp = sub.add_parser("sweep", help="crash the candidate at every I/O point of a scenario (one run per point)")
+    swp.add_argument("--candidate", default="reference", help="as for run (default: reference)")
+    swp.add_argument("--scenario", default=None, metavar="PATH", help="the base scenario (default: the catalogue's baseline)")
+    swp.add_argument("--seed", type=int, default=None, help="root seed (default: the scenario's own)")
+    swp.add_argument("--point", default=None, metavar="K:SIDE", help="run one point only, e.g. 17:after (as printed by a failure)")
+    swp.add_argument("--report", type=Path, default=Path("harness-report") / "sweep", metavar="DIR")
+    swp.set_defaults(func=_cmd_sweep)
+
     val = sub.add_parser("validate", help="check scenario files against the schema")
     val.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: the bundled catalogue)")
     val.set_defaults(func=_cmd_validate)
@@ -62,7 +70,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _paths(given: Sequence[str]) -> list[Path | str]:
-    return list(given) if given else [catalogue_dir()]
+    return list(given) if given else [_catalogue()]
+
+
+def _catalogue() -> Path:
+    """The bundled catalogue, relative to the working directory when it lies below it, so that
+    reproduce commands stay short and work from a checkout."""
+    path = catalogue_dir()
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -133,6 +151,38 @@ def _check_determinism(doc: dict[str, Any], scenario: Any, candidate: str, out: 
     doc["exit_code"] = max(doc["exit_code"], 2) if doc["exit_code"] != 1 else 1
     (out / "run.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return doc
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from harness._sweep import POINTS, SweepPoint, run_point, sweep
+    from harness.scenario import load_scenario
+
+    base = load_scenario(args.scenario or _catalogue() / "baseline.yaml")
+    resolve_candidate(args.candidate)
+    report: Path = args.report
+    report.mkdir(parents=True, exist_ok=True)
+    seed = base.default_seed if args.seed is None else args.seed
+    if args.point:
+        k, _, side = args.point.partition(":")
+        if not k.isdigit() or int(k) < 1 or side not in POINTS:
+            raise ScenarioError(f"--point {args.point!r} must be K:before or K:after with K >= 1, e.g. 17:after")
+        point = SweepPoint(int(k), side, "request " + k)
+        results = [(point, run_point(base, point, args.candidate, seed, report))]
+    else:
+        results = list(sweep(base, args.candidate, seed, report))
+    docs = []
+    for point, doc in results:
+        docs.append(doc)
+        if doc["verdict"] != "pass":
+            print(f"crash point {point.label} ({point.request}):")
+            _print_line(doc)
+    _write_outputs(report, docs)
+    codes = {int(d["exit_code"]) for d in docs}
+    code = next(c for c in _SEVERITY if c in codes or c == 0)
+    passed = sum(1 for d in docs if d["verdict"] == "pass")
+    print(f"crash-point sweep of {base.id} for {args.candidate}: {len(docs)} points "
+          f"({len(docs) // len(POINTS) if not args.point else 1} requests x before/after), {passed} passed; exit {code}")
+    return code
 
 
 def _print_line(doc: dict[str, Any]) -> None:

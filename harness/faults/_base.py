@@ -25,7 +25,8 @@ class Trigger:
     """Matches the n-th request (1-based) to ``service`` with ``method`` on ``route``.
 
     ``route`` is the path below the service's root (``/wp/v2/posts``, ``/agents/sessions/{id}``);
-    ``{name}`` matches one path segment. ``times`` consecutive matches fire, starting at ``nth``.
+    ``{name}`` matches one path segment. ``*`` as service, method or route matches anything (the
+    crash-point sweep counts every request). ``times`` consecutive matches fire, starting at ``nth``.
     """
 
     service: str
@@ -35,6 +36,8 @@ class Trigger:
     times: int = 1
 
     def pattern(self) -> re.Pattern[str]:
+        if self.route == "*":
+            return re.compile("")
         return re.compile("^" + re.sub(r"\\\{\w+\\\}", r"[^/]+", re.escape(self.route)) + "/?$")
 
     def describe(self) -> str:

@@ -29,7 +29,8 @@ class RequestFault:
 
     # The gate calls ``observe`` once per request (before delivery), then ``before`` and ``after``.
     def observe(self, ctx: FaultContext) -> None:
-        if (ctx.service != self.trigger.service or ctx.request.method != self.trigger.method
+        t = self.trigger
+        if (t.service not in ("*", ctx.service) or t.method not in ("*", ctx.request.method)
                 or not self._pattern.match(ctx.route)):
             return
         self.state.seen += 1
