@@ -104,6 +104,8 @@ class ReferencePlane:
             return True
         except (openai.APIConnectionError, openai.APIStatusError):
             return False  # read again on the next step; nothing was changed
+        if resumed and not self._reconcile_answers(job, session):
+            return True
         if session.status == "requires_action":
             if resumed and not self.sg.answer_pending_calls:
                 return self._say_continue(job.session_id)
@@ -118,6 +120,36 @@ class ReferencePlane:
         if session.status == "idle":
             return self._settle(job)
         return False  # in_progress: the agent is thinking
+
+    def _reconcile_answers(self, job: JobRow, session: Any) -> bool:
+        """Tool results sent before a crash but never confirmed: did the agent get them?
+
+        A call still pending is simply answered again (same idempotency key). Otherwise the
+        receipt must be among the session's items: page through all of them, oldest first."""
+        sent = self.store.answers_in_state(session.id, "SENT")
+        pending = {a.call_id for a in session.required_actions if a.type == "function_call"}
+        unresolved = [call_id for call_id in sent if call_id not in pending]
+        if not unresolved:
+            return True
+        try:
+            received = self._received_outputs(session.id)
+        except (openai.APIConnectionError, openai.APIStatusError):
+            return False  # read again on the next step
+        for call_id in unresolved:
+            if call_id in received:
+                self.store.set_answer(session.id, call_id, None, "CONFIRMED")
+            else:
+                self._finish(job, "unknown", note=f"the result of call {call_id} is neither pending nor received")
+                return False
+        return True
+
+    def _received_outputs(self, session_id: str) -> set[str]:
+        items = self.api.beta.agents.sessions.items
+        if self.sg.page_all_items:
+            pages: Any = items.list(session_id, order="asc", limit=100)  # auto-paginates through every page
+        else:  # the bug: the first page only
+            pages = items.list(session_id, order="asc", limit=100).data
+        return {str(item.call_id) for item in pages if getattr(item, "type", None) == "function_call_output"}
 
     def _count_resume(self, job: JobRow) -> bool:
         """A job with a session seen first by this instance is a resume; resumes are bounded."""

@@ -25,3 +25,5 @@ class Safeguards:
     judge_by_ledger: bool = True
     # On resume, a pending function call is answered to its call_id, never replaced by "continue".
     answer_pending_calls: bool = True
+    # State is rebuilt from every page of the session's items, not from the first page.
+    page_all_items: bool = True

@@ -162,6 +162,12 @@ class Store:
             r = c.execute(select(answers.c.state).where(answers.c.session_id == session_id, answers.c.call_id == call_id)).first()
         return None if r is None else str(r.state)
 
+    def answers_in_state(self, session_id: str, state: str) -> list[str]:
+        with self.engine.connect() as c:
+            rows = c.execute(select(answers.c.call_id).where(answers.c.session_id == session_id, answers.c.state == state)
+                             .order_by(answers.c.call_id)).all()
+        return [str(r.call_id) for r in rows]
+
     def set_answer(self, session_id: str, call_id: str, operation_key: str | None, state: str) -> None:
         with self.engine.begin() as c:
             found = c.execute(select(answers.c.state).where(answers.c.session_id == session_id, answers.c.call_id == call_id)).first()
