@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import httpx
@@ -24,7 +24,7 @@ from fakes import Request, Response
 from harness._clock import VirtualClock
 from harness._history import History
 from harness.candidate._protocol import CandidateCrashed
-from harness.faults import Action, Crash, Cut, Drop, FaultContext, Lose, RequestFault, Respond
+from harness.faults import Action, Crash, Cut, Drop, Duplicate, FaultContext, Lose, RequestFault, Respond
 
 __all__ = ["Gate", "Service"]
 
@@ -93,38 +93,52 @@ class Gate:
                 return self._act_after(fault, action, ctx, raw)
         self._complete(op, response, ctx.committed)
         if response.stream is not None:
-            for fault in armed:
-                action = fault.stream(ctx)
-                if isinstance(action, Cut):
-                    response = self._cut(fault, action, ctx, response)
-                    break
+            stream_actions = [(f, a) for f in armed if (a := f.stream(ctx)) is not None]
+            response = Response(response.status, response.headers, response.body,
+                                stream=self._tap(ctx, response, stream_actions))
         return _to_httpx(response, raw)
 
-    def _cut(self, fault: RequestFault, cut: Cut, ctx: FaultContext, response: Response) -> Response:
-        """Wrap a streamed body so it ends after ``cut.after_events`` SSE events."""
+    def _tap(self, ctx: FaultContext, response: Response,
+             actions: list[tuple[RequestFault, Action]]) -> Callable[[], Iterator[bytes]]:
+        """The stream as the candidate reads it, one SSE event at a time: each event is recorded;
+        stream faults cut it after event k or deliver event k twice. Comments pass unrecorded."""
         source = response.stream
         assert source is not None
+        cut = next(((f, a) for f, a in actions if isinstance(a, Cut)), None)
+        dups = [(f, a) for f, a in actions if isinstance(a, Duplicate)]
 
-        def cut_stream() -> Iterator[bytes]:
-            events, buffer = 0, b""
+        def tapped() -> Iterator[bytes]:
+            delivered, buffer = 0, b""
             for chunk in source():
                 buffer += chunk
-                out = b""
-                while events < cut.after_events:
-                    end = _event_end(buffer)
-                    if end < 0:
-                        break
-                    out, buffer, events = out + buffer[:end], buffer[end:], events + 1
-                if out:
-                    yield out
-                if events >= cut.after_events:
-                    break
-            self._record_fault(fault, ctx, {"events_delivered": events, "mode": cut.mode})
-            if cut.mode == "reset":
-                yield buffer[: len(buffer) // 2]  # a truncated event, then the connection dies
-                raise httpx.RemoteProtocolError("peer closed connection without sending complete message body (injected)")
+                while (end := _event_end(buffer)) >= 0:
+                    event, buffer = buffer[:end], buffer[end:]
+                    meta = _event_meta(event)
+                    if meta is None:  # a comment (keepalive) or an empty event
+                        yield event
+                        continue
+                    if cut is not None and delivered >= cut[1].after_events:
+                        yield from self._cut_here(cut[0], cut[1], ctx, delivered, event)
+                        return
+                    delivered += 1
+                    self.history.append(self.clock.now(), "event", ctx.process, {"op": ctx.op, "n": delivered, **meta})
+                    yield event
+                    for fault, dup in dups:
+                        if delivered in dup.events:
+                            self._record_fault(fault, ctx, {"duplicated_event": delivered, **meta})
+                            self.history.append(self.clock.now(), "event", ctx.process,
+                                                {"op": ctx.op, "n": delivered, "duplicate": True, **meta})
+                            yield event
+            if cut is not None:  # the stream ended before the cut point: the fault never fired
+                cut[0].state.fired -= 1
 
-        return Response(response.status, response.headers, response.body, stream=cut_stream)
+        return tapped
+
+    def _cut_here(self, fault: RequestFault, cut: Cut, ctx: FaultContext, delivered: int, event: bytes) -> Iterator[bytes]:
+        self._record_fault(fault, ctx, {"events_delivered": delivered, "mode": cut.mode})
+        if cut.mode == "reset":
+            yield event[: len(event) // 2]  # a truncated event, then the connection dies
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete message body (injected)")
 
     def _act_before(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request) -> httpx.Response:
         if isinstance(action, Respond):
@@ -186,6 +200,20 @@ def _event_end(buffer: bytes) -> int:
     """Index just past the first complete SSE event in ``buffer`` (a blank line ends one), or -1."""
     ends = [i + len(sep) for sep in (b"\n\n", b"\r\n\r\n") if (i := buffer.find(sep)) >= 0]
     return min(ends) if ends else -1
+
+
+def _event_meta(event: bytes) -> dict[str, Any] | None:
+    """``type`` and ``event_id`` of one SSE event (None for a comment-only block)."""
+    data = [line[5:].strip() for line in event.decode("utf-8", "replace").splitlines() if line.startswith("data:")]
+    if not data:
+        return None
+    try:
+        payload = json.loads("\n".join(data))
+    except ValueError:
+        return {"type": "?", "event_id": None}
+    if not isinstance(payload, dict):
+        return {"type": "?", "event_id": None}
+    return {"type": payload.get("type"), "event_id": payload.get("event_id")}
 
 
 def _describe(service: Service, route: str, request: Request) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 Each operation the candidate makes through the gate is an ``invoke`` followed by exactly one
 completion: ``ok`` (a definite success), ``fail`` (a definite failure: the effect did not happen)
 or ``info`` (the caller cannot know: the effect may or may not have happened; Jepsen's word).
-Besides operations the history holds fault firings with their evidence, candidate report
-snapshots, run phases, clock jumps, crashes and restarts.
+Besides operations the history holds the events of streamed responses as they reach the
+candidate, fault firings with their evidence, candidate report snapshots, run phases, clock
+jumps, crashes and restarts.
 
 Entries are plain JSON so a history saved as JSONL reloads identical, and its digest proves that
 two runs of one seed saw the same world. This module does not judge; checkers do.
@@ -22,7 +23,7 @@ from typing import Any
 __all__ = ["COMPLETIONS", "Entry", "History"]
 
 COMPLETIONS = ("ok", "fail", "info")
-TYPES = ("invoke", *COMPLETIONS, "fault", "report", "phase", "clock", "crash", "restart", "note")
+TYPES = ("invoke", *COMPLETIONS, "event", "fault", "report", "phase", "clock", "crash", "restart", "note")
 
 
 @dataclass(frozen=True)

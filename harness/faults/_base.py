@@ -17,7 +17,7 @@ from typing import Any
 
 from fakes import Request, Response
 
-__all__ = ["Action", "Crash", "Cut", "Deliver", "Drop", "FaultContext", "Lose", "Respond", "Trigger"]
+__all__ = ["Action", "Crash", "Cut", "Deliver", "Drop", "Duplicate", "FaultContext", "Lose", "Respond", "Trigger"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,13 @@ class Cut(Action):
 
     after_events: int
     mode: str = "reset"
+
+
+@dataclass(frozen=True)
+class Duplicate(Action):
+    """Events number ``events`` (1-based) of a streamed response are delivered twice (at-least-once)."""
+
+    events: tuple[int, ...]
 
 
 @dataclass(frozen=True)

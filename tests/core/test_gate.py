@@ -154,6 +154,25 @@ def test_drop_stream_cuts_after_k_events(mode: str, after: int, expect_error: bo
     assert complete == after
     assert (error is not None) == expect_error
     assert history.of_type("fault")[0].data["evidence"] == {"events_delivered": after, "mode": mode}
+    assert [e.data["n"] for e in history.of_type("event")] == list(range(1, after + 1))
+
+
+def test_duplicate_events_delivers_event_k_twice_and_records_it() -> None:
+    clock, history = VirtualClock(), History()
+    fault = get_fault_kind("duplicate_events")(0, Trigger("events", "GET", "/stream"), {"events": [2]})
+    client = httpx.Client(transport=Gate(clock, history, [Events()], [fault]).transport("w"), base_url="http://events.test")
+    body = client.get("/stream").content.decode()
+    assert [line for line in body.splitlines() if line.startswith("data:")] == [
+        'data: {"n": 0}', 'data: {"n": 1}', 'data: {"n": 1}', 'data: {"n": 2}']
+    assert [e.data.get("duplicate", False) for e in history.of_type("event")] == [False, False, True, False]
+    assert fault.state.fired == 1
+
+
+def test_a_cut_beyond_the_end_of_the_stream_does_not_count_as_fired() -> None:
+    fault = get_fault_kind("drop_stream")(0, Trigger("events", "GET", "/stream"), {"after_events": 9})
+    client = httpx.Client(transport=Gate(VirtualClock(), History(), [Events()], [fault]).transport("w"), base_url="http://events.test")
+    assert client.get("/stream").content.count(b"\n\n") == 3
+    assert fault.state.fired == 0
 
 
 def test_unfaulted_stream_passes_whole() -> None:
