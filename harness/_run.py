@@ -18,6 +18,7 @@ from typing import Any
 from harness._history import History
 from harness._world import World
 from harness.candidate import CandidateFailed, InProcessDriver, resolve_candidate
+from harness.candidate._sdk_time import sdk_webhooks_on_virtual_time
 from harness.checkers import CheckInput, combine, run_checkers
 from harness.scenario import Scenario
 
@@ -51,7 +52,8 @@ def run_with_history(scenario: Scenario, candidate: str, seed: int | None = None
             db.unlink()
         world = World(scenario, seed, workdir)
         try:
-            doc = _run(world, scenario, candidate, seed)
+            with sdk_webhooks_on_virtual_time(world.clock):
+                doc = _run(world, scenario, candidate, seed)
         finally:
             world.close()
         doc = dict(_redact(doc, world.secrets))
@@ -79,6 +81,7 @@ def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[st
         steps = _drive(world, driver, scenario, job_id, steps)
         history.append(clock.now(), "phase", "harness", {"phase": "heal"})
         world.gate.heal()
+        world.webhooks.healed = True
         if not driver.alive:
             driver.restart("heal")
         history.append(clock.now(), "phase", "harness", {"phase": "quiesce"})
@@ -132,6 +135,8 @@ def _drive(world: World, driver: InProcessDriver, scenario: Scenario, job_id: st
             driver.restart("crashed")
         progressed = bool(driver.call("step"))
         steps += 1
+        if driver.alive and world.webhooks.pump(driver):
+            progressed = True
         report = driver.sample(job_id) if driver.alive else None
         if not driver.alive:
             quiet = 0

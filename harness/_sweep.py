@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._run import run_scenario, run_with_history
+from harness._webhook_delivery import PROCESS as WEBHOOKS
 from harness.faults import Trigger
 from harness.scenario import FaultSpec, Scenario
 
@@ -40,7 +41,8 @@ class SweepPoint:
 def sweep_points(base: Scenario, candidate: str, seed: int | None = None) -> tuple[list[SweepPoint], dict[str, Any]]:
     """Every (request, side) of a clean run of ``base``, and that clean run's document."""
     clean, history = run_with_history(dataclasses.replace(base, faults=()), candidate, seed)
-    requests = [f"{e.data.get('method')} {e.data.get('service')}{e.data.get('route')}" for e in history.of_type("invoke")]
+    requests = [f"{e.data.get('method')} {e.data.get('service')}{e.data.get('route')}" for e in history.of_type("invoke")
+                if e.process != WEBHOOKS]  # webhook deliveries are not the candidate's I/O
     points = [SweepPoint(k, p, request) for k, request in enumerate(requests, 1) for p in POINTS]
     return points, clean
 

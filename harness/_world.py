@@ -7,6 +7,7 @@ and redacted from everything the run writes.
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,6 +20,7 @@ from fakes.wordpress import WordPressFake
 from harness._clock import VirtualClock
 from harness._gate import Gate
 from harness._history import History
+from harness._webhook_delivery import WebhookDelivery
 from harness._seeds import component_random, derive_seed
 from harness.candidate import CandidateEnv
 from harness.faults import RequestFault, get_fault_kind
@@ -43,7 +45,7 @@ class World:
         secrets = component_random(seed, "world.secrets")
         self.api_key = "sk-harness-" + "".join(secrets.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(32))
         self.app_password = " ".join("".join(secrets.choice("abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(4)) for _ in range(6))
-        self.webhook_secret = "whsec_" + "".join(secrets.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") for _ in range(32))
+        self.webhook_secret = "whsec_" + base64.b64encode(secrets.randbytes(32)).decode()
         self.approvals_token = "apr-" + "".join(secrets.choice("0123456789abcdef") for _ in range(24))
         w = scenario.workload
         self.job: dict[str, Any] = build_job(w.job_id, w.task_version, w.params)
@@ -52,11 +54,13 @@ class World:
         self.openai = SessionsFake(
             self.clock, component_random(seed, "fakes.openai_agents"), api_key=self.api_key,
             brains=ArticleBrain.factory({(w.job_id, w.task_version): self.job}, derive_seed(seed, "brain.article")),
+            webhook_secret=self.webhook_secret,
         )
         self.faults: list[RequestFault] = [
             get_fault_kind(f.kind)(i, f.at, f.params) for i, f in enumerate(scenario.faults)
         ]
         self.gate = Gate(self.clock, self.history, [self.openai, self.wordpress], self.faults)
+        self.webhooks = WebhookDelivery(self.openai, self.clock, self.history, self.faults)
         self.clock.on_jump(self._record_jump)
         self._clients: list[httpx.Client] = []
 

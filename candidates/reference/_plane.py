@@ -30,6 +30,7 @@ PHASES = ("accepted", "session_started", "media_uploaded", "draft_created", "pos
 _TOOL_PHASE = {"wp_upload_media": "media_uploaded", "wp_create_draft": "draft_created", "wp_update_post": "post_updated",
                "wp_set_seo": "seo_set", "wp_get_post": "verified"}
 _ANSWER_ATTEMPTS = 4
+_WAKE = ("agent.session.requires_action", "agent.session.idle", "agent.session.failed")
 
 
 def _checkpoint(phase: str) -> dict[str, Any]:
@@ -75,6 +76,26 @@ class ReferencePlane:
             "resume_attempts": job.resume_attempts,
         }
 
+    def receive_webhook(self, headers: Mapping[str, str], body: bytes) -> int:
+        """``POST /webhooks/openai``: verify, record, then act. Returns the HTTP status to answer."""
+        if self.sg.verify_webhooks:
+            try:
+                self.api.webhooks.verify_signature(body, headers, secret=self.env.openai_webhook_secret)
+            except (openai.InvalidWebhookSignatureError, ValueError):
+                return 400
+        try:
+            event = json.loads(body)
+            webhook_id, type_ = str(headers.get("webhook-id") or event["id"]), str(event["type"])
+            session_id = str(event.get("data", {}).get("id", ""))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return 400
+        if not self.store.first_sight_of_webhook(webhook_id, type_):
+            return 200  # handled already: at-least-once delivery
+        job = self.store.job_of_session(session_id)
+        if job is not None and job.outcome == "running" and type_ == "agent.session.failed":
+            self._finish(job, "failed", note=f"webhook {webhook_id}: the session failed")
+        return 200
+
     def step(self) -> bool:
         progressed = False
         for job in self.store.jobs():
@@ -119,7 +140,35 @@ class ReferencePlane:
             return True
         if session.status == "idle":
             return self._settle(job)
-        return False  # in_progress: the agent is thinking
+        return self._wait_on_stream(job, job.session_id)  # in_progress: the agent is thinking
+
+    def _wait_on_stream(self, job: JobRow, session_id: str) -> bool:
+        """Follow the session's event stream until it needs us (or ends); then read the state.
+
+        The stream has no resume: after a drop, whatever it missed is read from the session on
+        the next step. The task is never submitted again."""
+        try:
+            with self.api.beta.agents.sessions.events.stream(session_id) as stream:
+                for event in stream:
+                    if event.type in _WAKE:
+                        return True
+        except openai.APIConnectionError:
+            if not self.sg.read_after_drop:  # the bug: "the turn is lost", start it over
+                return self._resubmit(job, session_id)
+            return True
+        except openai.APIStatusError:
+            return False
+        return False  # the stream ended without news: read the state again next step
+
+    def _resubmit(self, job: JobRow, session_id: str) -> bool:
+        events: Any = [{"type": "agent.session.input.cancel"},
+                       {"type": "agent.session.input.message",
+                        "input": [{"role": "user", "content": [{"type": "input_text", "text": task_prompt(job.spec)}]}]}]
+        try:
+            self.api.beta.agents.sessions.events.create(session_id, events=events)
+        except (openai.APIConnectionError, openai.APIStatusError):
+            pass
+        return True
 
     def _reconcile_answers(self, job: JobRow, session: Any) -> bool:
         """Tool results sent before a crash but never confirmed: did the agent get them?

@@ -27,3 +27,7 @@ class Safeguards:
     answer_pending_calls: bool = True
     # State is rebuilt from every page of the session's items, not from the first page.
     page_all_items: bool = True
+    # A dropped event stream is followed by a read of the session, never by submitting the task again.
+    read_after_drop: bool = True
+    # A webhook is acted on only after its signature and timestamp check out.
+    verify_webhooks: bool = True

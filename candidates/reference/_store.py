@@ -57,6 +57,13 @@ answers = Table(  # tool results sent to the sessions API: a side effect too
 )
 
 
+webhooks = Table(  # webhook ids already handled: deliveries are at-least-once
+    "dh_webhooks", metadata,
+    Column("webhook_id", String(200), primary_key=True),
+    Column("type", String(100), nullable=False),
+)
+
+
 @dataclass(frozen=True)
 class JobRow:
     job_id: str
@@ -155,6 +162,18 @@ class Store:
             values["attempts"] = operations.c.attempts + 1
         with self.engine.begin() as c:
             c.execute(update(operations).where(operations.c.operation_key == key).values(**values))
+
+    # -- webhooks ----------------------------------------------------------------------------
+    def first_sight_of_webhook(self, webhook_id: str, type_: str) -> bool:
+        """Record the webhook id; False when it was seen before (a duplicate or a replay)."""
+        with self.engine.begin() as c:
+            if c.execute(select(webhooks.c.webhook_id).where(webhooks.c.webhook_id == webhook_id)).first():
+                return False
+            c.execute(insert(webhooks).values(webhook_id=webhook_id, type=type_))
+            return True
+
+    def job_of_session(self, session_id: str) -> JobRow | None:
+        return next((j for j in self.jobs() if j.session_id == session_id), None)
 
     # -- answers to the agent --------------------------------------------------------------
     def answer_state(self, session_id: str, call_id: str) -> str | None:

@@ -4,8 +4,8 @@ Shape only: which fields exist, their types and ranges, as the SDK 3.51 sends th
 depends on state (is a turn active? is this call pending?) is decided by ``_state``. Every error
 is a 400 whose ``param`` names the field and whose message shows the value with ``!r``.
 
-What it deliberately does not do: streaming (``stream: true`` is refused until the SSE slice),
-non-function tools, or environment templates and files.
+What it deliberately does not do: the ``stream``/``stream_options`` flags of a create (``_sse``
+validates and serves them), non-function tools, or environment templates and files.
 """
 
 from __future__ import annotations
@@ -229,9 +229,6 @@ def _options(body: Mapping[str, Any]) -> dict[str, Any]:
 def parse_create(raw: Any) -> CreateSpec:
     body = _object(raw, "body")
     _no_unknown(body, _CREATE_KEYS)
-    if body.get("stream"):
-        raise bad_request("stream is not supported by this fake yet; create the session without stream and "
-                          "poll it (the SSE slice comes later).", param="stream")
     if "environment" not in body:
         raise bad_request("Missing required parameter: 'environment'.", param="environment")
     environment = _object(body["environment"], "environment")

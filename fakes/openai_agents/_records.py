@@ -5,6 +5,7 @@ does; sessions and turns are mutable records rendered on demand. A session's ``s
 ``required_actions`` are derived from its turns, never stored, so they cannot disagree:
 
 * ``failed`` once ``error`` is set;
+* ``requires_action`` while the hosted environment is disconnected (``environment_connection``);
 * ``requires_action`` while the active turn is ``waiting`` for tool results;
 * ``in_progress`` while the active turn is ``queued``/``in_progress`` (the agent is thinking);
 * ``idle`` otherwise.
@@ -94,6 +95,8 @@ class Session:
     wake_token: int = 0                         # bumps to invalidate a scheduled thought
     wake_at: float | None = None                # virtual time of the next thought, if any
     deleted: bool = False
+    # ``environment_connection{environment_id}`` while the hosted environment is disconnected.
+    environment_action: dict[str, Any] | None = None
 
     def active_turn(self) -> Turn | None:
         if self.turns and self.turns[-1].active:
@@ -104,6 +107,8 @@ class Session:
     def status(self) -> str:
         if self.error is not None:
             return "failed"
+        if self.environment_action is not None:
+            return "requires_action"
         turn = self.active_turn()
         if turn is None:
             return "idle"
@@ -111,7 +116,8 @@ class Session:
 
     def required_actions(self) -> list[dict[str, Any]]:
         turn = self.active_turn()
-        return list(turn.pending.values()) if turn is not None and turn.status == "waiting" else []
+        actions = list(turn.pending.values()) if turn is not None and turn.status == "waiting" else []
+        return actions + ([dict(self.environment_action)] if self.environment_action is not None else [])
 
     def turn(self, turn_id: str) -> Turn | None:
         for turn in self.turns:

@@ -3,20 +3,26 @@
 Paths are below the service root (``/v1``), as the SDK builds them from ``base_url``:
 
 =======  ===============================================  ==========================================
-POST     /agents/sessions                                 create -> AgentSession (root turn if input)
+POST     /agents/sessions                                 create -> AgentSession (root turn if input),
+                                                          or its SSE stream with ``stream: true``
 GET      /agents/sessions                                 CursorPage[AgentSession] (metadata[k]=v)
 GET      /agents/sessions/{session_id}                    AgentSession
 POST     /agents/sessions/{session_id}                    update -> AgentSession
 DELETE   /agents/sessions/{session_id}                    AgentSessionDeleted
 POST     /agents/sessions/{session_id}/events             input events -> 202, empty body
+GET      /agents/sessions/{session_id}/events             the live SSE stream (``_sse``)
 GET      /agents/sessions/{session_id}/items              CursorPage[AgentSessionItem]
 GET      /agents/sessions/{session_id}/turns              CursorPage[Turn]
 GET      /agents/sessions/{session_id}/turns/{turn_id}    Turn
 GET      /agents/sessions/{session_id}/turns/{id}/items   ConversationCursorPage[AgentSessionItem]
 =======  ===============================================  ==========================================
 
+Artifacts (``.../artifacts[/{artifact_id}[/content]]``) and the environments API
+(``/agents/environments[/{environment_id}[/files]]``) are routed by ``_artifacts`` and
+``_environment_routes``.
+
 What it deliberately does not do: authentication and the beta header (``_service`` checks them
-first), or the live event stream (``GET .../events`` answers 400 until the SSE slice exists).
+first), or produce stream events (``_sse.EventStreams`` does; the routes only open streams).
 """
 
 from __future__ import annotations
@@ -25,11 +31,14 @@ import re
 from typing import Any
 
 from fakes._http import Request, Response, Router, json_response
+from fakes.openai_agents._artifacts import add_artifact_routes
+from fakes.openai_agents._environment_routes import add_environment_routes
 from fakes.openai_agents._errors import ApiError, bad_request
 from fakes.openai_agents._inputs import parse_create, parse_events, parse_update
 from fakes.openai_agents._objects import deleted_object, session_object, turn_object
 from fakes.openai_agents._paging import conversation_page, cursor_page, page_query
 from fakes.openai_agents._records import Session, Turn
+from fakes.openai_agents._sse import EventStreams, query_flag, stream_flags
 from fakes.openai_agents._state import SessionsState
 
 __all__ = ["build_router"]
@@ -37,8 +46,8 @@ __all__ = ["build_router"]
 _METADATA_QUERY = re.compile(r"^metadata\[(.+)\]$")
 
 
-def build_router(state: SessionsState, root: str) -> Router:
-    routes = _Routes(state)
+def build_router(state: SessionsState, root: str, *, streams: EventStreams) -> Router:
+    routes = _Routes(state, streams)
 
     def invalid_url(request: Request) -> Response:
         return ApiError(404, f"Invalid URL ({request.method} {root}{request.path})").response()
@@ -55,6 +64,8 @@ def build_router(state: SessionsState, root: str) -> Router:
     router.add("GET", "/agents/sessions/{session_id}/turns", routes.turns)
     router.add("GET", "/agents/sessions/{session_id}/turns/{turn_id}", routes.turn)
     router.add("GET", "/agents/sessions/{session_id}/turns/{turn_id}/items", routes.turn_items)
+    add_artifact_routes(router, state, state.artifacts)
+    add_environment_routes(router, state.environments)
     return router
 
 
@@ -72,12 +83,18 @@ def _item_id(item: dict[str, Any]) -> str | None:
 
 
 class _Routes:
-    def __init__(self, state: SessionsState) -> None:
+    def __init__(self, state: SessionsState, streams: EventStreams) -> None:
         self._state = state
+        self._streams = streams
 
     # -- sessions -----------------------------------------------------------------------------
     def create(self, request: Request) -> Response:
-        session = self._state.create(parse_create(_body(request)))
+        body = _body(request)
+        spec = parse_create(body)
+        stream, obfuscate = stream_flags(body)
+        if stream:
+            return self._streams.create(lambda: self._state.create(spec), include_obfuscation=obfuscate)
+        session = self._state.create(spec)
         return json_response(200, session_object(session))
 
     def list_sessions(self, request: Request) -> Response:
@@ -111,9 +128,9 @@ class _Routes:
         return Response(status=202)
 
     def stream_events(self, request: Request, session_id: str) -> Response:
-        self._state.session(session_id)
-        raise bad_request("The live event stream is not supported by this fake yet; poll the session, its turns "
-                          "and items instead.")
+        self._state.session(session_id)  # 404 before query errors
+        obfuscate = query_flag(request, "include_obfuscation", True)
+        return self._streams.follow(session_id, include_obfuscation=obfuscate)
 
     # -- items and turns ----------------------------------------------------------------------
     def items(self, request: Request, session_id: str) -> Response:

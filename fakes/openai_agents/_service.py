@@ -5,12 +5,18 @@ It checks what every request needs before routing: ``Authorization: Bearer <key>
 ``OpenAI-Beta: agents=v1`` (400 when absent). Then the routes drive the state machine. Keys are
 known to the history only by label (``api-key#1``, ``api-key#1 (revoked)``, ``unknown-key``).
 
-What it deliberately does not do: streaming, webhooks, environments and artifacts (later slices),
-fault injection (the gate's faults do that), or read the wall clock or the global random.
+Hosted environments are sandboxes of an ``Executor`` (``executor=``, by default one derived from
+``rng``; ``SessionsFake.executor`` exposes its fault hooks). Streams are served by
+``_sse.EventStreams`` (``idle_close_s`` bounds a silent stream); webhooks are signed into a
+``_webhooks.WebhookOutbox`` that the World drains with ``webhook_outbox()``.
+
+What it deliberately does not do: deliver webhooks (the World does), fault injection (the gate's
+faults do that), or read the wall clock or the global random.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hmac
 import random
@@ -18,10 +24,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fakes._http import Request, Response
+from fakes.executor import Executor
 from fakes.openai_agents._errors import ApiError, bad_request, invalid_api_key, missing_api_key
-from fakes.openai_agents._records import Clock
 from fakes.openai_agents._routes import build_router
+from fakes.openai_agents._sse import EventStreams, StreamClock, derived_random
 from fakes.openai_agents._state import SessionsState
+from fakes.openai_agents._webhooks import Webhook, WebhookOutbox, WebhookSigner
 from fakes.openai_agents.brains import BrainFactory
 
 __all__ = ["SessionsFake"]
@@ -43,16 +51,23 @@ class SessionsFake:
     host = "openai.dh.test"
     root = "/v1"
 
-    def __init__(self, clock: Clock, rng: random.Random, *, api_key: str, brains: BrainFactory,
-                 think_s: float = 1.5) -> None:
+    def __init__(self, clock: StreamClock, rng: random.Random, *, api_key: str, brains: BrainFactory,
+                 think_s: float = 1.5, idle_close_s: float = 300.0, webhook_secret: str | None = None,
+                 executor: Executor | None = None) -> None:
         if not isinstance(rng, random.Random):
             raise TypeError(f"rng={rng!r} must be a random.Random derived from the run seed")
         if not callable(brains):
             raise TypeError(f"brains={brains!r} must be a BrainFactory: (metadata, first_input_text) -> Brain")
         self._keys: list[_Key] = []
         self.add_api_key(api_key)
-        self._state = SessionsState(clock, rng, brains, think_s)
-        self._router = build_router(self._state, self.root)
+        self._state = SessionsState(clock, rng, brains, think_s, executor)
+        self._streams = EventStreams(self._state, clock, derived_random(rng, "sse"), idle_close_s=idle_close_s)
+        if webhook_secret is None:
+            webhook_secret = "whsec_" + base64.b64encode(derived_random(rng, "webhooks").randbytes(32)).decode()
+        self.webhook_secret = webhook_secret  # the candidate verifies deliveries with it
+        self._webhooks = WebhookOutbox(WebhookSigner(webhook_secret), clock)
+        self._state.subscribe(self._webhooks.on_event)
+        self._router = build_router(self._state, self.root, streams=self._streams)
 
     # -- Service ------------------------------------------------------------------------------
     def handle(self, request: Request) -> Response:
@@ -107,7 +122,20 @@ class SessionsFake:
 
     def truth(self) -> dict[str, Any]:
         """Ground truth as plain JSON in a deterministic order (shape: the package docstring)."""
-        return self._state.truth()
+        return {**self._state.truth(), "webhooks": self._webhooks.truth()}
+
+    @property
+    def executor(self) -> Executor:
+        """The sandboxes behind hosted environments; its fault hooks are ``kill``, ``replace``,
+        ``disconnect``/``reconnect``, ``expire`` and ``fail``."""
+        return self._state.executor
+
+    def environment_id(self, session_id: str) -> str | None:
+        """The id of the session's hosted environment (deleted sessions too), or None."""
+        for record in self._state.environments.all():
+            if record.session_id == session_id:
+                return record.id
+        return None
 
     def append_legacy_user_message(self, session_id: str, text: str) -> None:
         """Add a user message with a null id to the session's latest turn (legacy-session scenarios)."""
@@ -116,6 +144,18 @@ class SessionsFake:
     def subscribe(self, listener: Callable[[str, Mapping[str, Any]], None]) -> None:
         """Observe lifecycle events (stream event type, data) as they happen."""
         self._state.subscribe(listener)
+
+    def open_streams(self) -> int:
+        """How many SSE streams are subscribed right now (read or not yet read)."""
+        return self._streams.open_streams()
+
+    def webhook_outbox(self) -> list[Webhook]:
+        """Take the webhook deliveries not yet taken, oldest first (forged ones included)."""
+        return self._webhooks.take()
+
+    def forge_webhook(self, kind: str, *, like: Webhook | None = None, event_type: str | None = None) -> Webhook:
+        """Queue a forged delivery (``bad_signature``, ``stale_timestamp`` or ``replay``) and return it."""
+        return self._webhooks.forge(kind, like=like, event_type=event_type)
 
     # -- helpers ------------------------------------------------------------------------------
     def _find(self, secret: str) -> _Key | None:

@@ -22,7 +22,8 @@ retry can fix a reused key). Keys of rejected requests are not remembered, so th
 the "Unknown pending tool call" race with the same key goes through.
 
 What it deliberately does not do: HTTP, authentication, streaming (events are emitted to
-``subscribe``rs for the SSE and webhook layers to come), or environments.
+``subscribe``rs for the SSE and webhook layers to come), or environments (``_environments``,
+``_sandbox`` and ``_artifacts`` hold them; ``executor`` is the sandbox executor behind them).
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fakes.executor import Executor
+from fakes.openai_agents._artifacts import Artifacts
+from fakes.openai_agents._environments import Environments
 from fakes.openai_agents._errors import bad_request, not_found, unknown_pending_tool_call
 from fakes.openai_agents._inputs import (
     DEFAULT_MODEL,
@@ -45,8 +49,9 @@ from fakes.openai_agents._inputs import (
     UpdateSpec,
     text_of,
 )
-from fakes.openai_agents._objects import agent_object, environment_object, session_object, user_message_item
+from fakes.openai_agents._objects import agent_object, session_object, user_message_item
 from fakes.openai_agents._records import Clock, IdSource, Session, Turn
+from fakes.openai_agents._sandbox import Sandbox
 from fakes.openai_agents._truth import Truth
 from fakes.openai_agents._turns import Emit, TurnEngine
 from fakes.openai_agents.brains import BrainFactory
@@ -55,7 +60,8 @@ __all__ = ["SessionsState"]
 
 
 class SessionsState:
-    def __init__(self, clock: Clock, rng: random.Random, brains: BrainFactory, think_s: float) -> None:
+    def __init__(self, clock: Clock, rng: random.Random, brains: BrainFactory, think_s: float,
+                 executor: Executor | None = None) -> None:
         if not isinstance(think_s, (int, float)) or think_s < 0:
             raise ValueError(f"think_s={think_s!r} must be a number of virtual seconds >= 0")
         self._clock = clock
@@ -65,7 +71,12 @@ class SessionsState:
         self._idempotency: dict[str, str] = {}
         self._mutations = 0
         self._listeners: list[Emit] = []
-        self._engine = TurnEngine(clock, self.ids, brains, float(think_s), self._truth, self._changed, self._emit)
+        self.executor = executor if executor is not None else Executor(clock, _peeked_random(rng))
+        self.artifacts = Artifacts(clock, self.ids, self._changed)
+        self.environments = Environments(clock, self.ids, self.executor, self._changed, self._emit)
+        self._engine = TurnEngine(clock, self.ids, brains, float(think_s), self._truth, self._changed, self._emit,
+                                  sandbox=Sandbox(self.ids, self.executor, self.artifacts))
+        self.executor.subscribe(lambda event: self.environments.on_event(event, self._engine))
 
     # -- observation --------------------------------------------------------------------------
     def mutations(self) -> int:
@@ -116,14 +127,15 @@ class SessionsState:
         agent_spec = dict(spec.agent or {})
         agent_spec.setdefault("model", DEFAULT_MODEL)
         agent_id = spec.agent_id or self.ids.next("agent")
-        env_id = self.ids.next("env") if spec.environment["type"] != "none" else ""
+        environment = self.environments.provision(spec.environment)  # validates before anything changes
         session = Session(id=self.ids.next("sess"), created_at=now, last_active_at=now,
                           agent=agent_object(agent_id, agent_spec, list(agent_spec.get("tools") or [])),
-                          environment=environment_object(spec.environment, env_id), metadata=dict(spec.metadata),
+                          environment=environment, metadata=dict(spec.metadata),
                           vault_ids=list(spec.vault_ids), options=dict(spec.options))
         self._sessions[session.id] = session
         self._changed()
         self._emit("agent.session.created", {"session_id": session.id, "session": session_object(session)})
+        self.environments.attach(session)
         if spec.messages is not None:
             self._engine.start(session, spec.messages, text_of(spec.messages))
         return session
@@ -227,4 +239,13 @@ class SessionsState:
             "last_turn_status": s.turns[-1].status if s.turns else None,
             "user_inputs": list(s.user_inputs),
         } for s in self._sessions.values()]
-        return {"sessions": sessions, **self._truth.snapshot()}
+        return {"sessions": sessions, **self._truth.snapshot(), "environments": self.environments.truth(),
+                "artifacts": self.artifacts.truth(), "executor": self.executor.truth()}
+
+
+def _peeked_random(rng: random.Random) -> random.Random:
+    """A stream seeded from ``rng``'s next draw, without advancing ``rng`` (ids stay as they were)."""
+    state = rng.getstate()
+    seed = rng.getrandbits(64)
+    rng.setstate(state)
+    return random.Random(seed)

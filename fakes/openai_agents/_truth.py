@@ -3,8 +3,9 @@
 Every function call the brains issue is recorded with its provenance (session, turn, call_id,
 job, version, role) and later whether it was answered and how. Business payloads declared by a
 call are registered once: media bytes by SHA-256 (``role: "image:<n>"``), post watermarks by
-their marker string (``role: "article"``). Checkers join these with the WordPress fake's truth to
-count duplicates per (job, version, role).
+their marker string (``role: "article"``), delivered reports by SHA-256 (``role: "report"``, plus
+the brain's ``facts``: which reset the tests ran at). Checkers join these with the WordPress
+fake's and the executor's truth to count duplicates per (job, version, role) and stale results.
 
 What it deliberately does not do: judge anything, or see the candidate's side of a call.
 """
@@ -20,19 +21,22 @@ __all__ = ["Truth"]
 
 class Truth:
     def __init__(self) -> None:
-        self.payloads: dict[str, dict[str, str]] = {}
+        self.payloads: dict[str, dict[str, Any]] = {}
         self.watermarks: dict[str, dict[str, str]] = {}
         self.tool_calls: list[dict[str, Any]] = []
         self._by_call: dict[str, dict[str, Any]] = {}
 
     def call_issued(self, session_id: str, turn_id: str, call_id: str, call: FunctionCall) -> None:
         provenance = {"job_id": call.job_id, "task_version": call.task_version, "role": call.role}
+        facts = dict(call.facts)  # extra truth a brain declares (coding: which reset the tests ran at)
         for digest in call.payload_sha256:
-            self.payloads.setdefault(digest, dict(provenance))
+            self.payloads.setdefault(digest, {**provenance, **facts})
         for mark in call.watermarks:
             self.watermarks.setdefault(mark, dict(provenance))
         record: dict[str, Any] = {"session_id": session_id, "turn_id": turn_id, "call_id": call_id,
                                   "name": call.name, **provenance, "answered": False, "success": None}
+        if facts:
+            record["facts"] = facts
         self.tool_calls.append(record)
         self._by_call[call_id] = record
 

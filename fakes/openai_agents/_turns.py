@@ -9,6 +9,12 @@ its required action; when none is left the turn is ``in_progress`` again and the
 scheduled. A cancel ends the active turn (``cancelled``) and drops any scheduled thought; its
 unanswered calls become ``incomplete``.
 
+Work (``RunCommand``/``CaptureArtifact``) is done at once in the session's hosted environment
+through the ``Sandbox``; outputs that end with work make the agent think again. A thought that
+falls due while the environment is disconnected parks the turn (``waiting``, the session shows
+``environment_connection``) until ``unpark``; once the environment expired or failed the turn fails
+with ``sandbox_error`` (``fail_active``).
+
 Every change is reported through ``changed()`` (the mutation counter) and ``emit(type, data)``
 with the stream event type it will become once the SSE and webhook layers exist.
 
@@ -33,15 +39,18 @@ from fakes.openai_agents._objects import (
     user_message_item,
 )
 from fakes.openai_agents._records import Clock, IdSource, Session, Turn
+from fakes.openai_agents._sandbox import Sandbox
 from fakes.openai_agents._truth import Truth
 from fakes.openai_agents.brains import (
     BrainFactory,
+    CaptureArtifact,
     Commentary,
     Fail,
     FinalAnswer,
     FunctionCall,
     Output,
     Reasoning,
+    RunCommand,
     Step,
     ToolResult,
     output_text,
@@ -63,7 +72,8 @@ Emit = Callable[[str, Mapping[str, Any]], None]
 
 class TurnEngine:
     def __init__(self, clock: Clock, ids: IdSource, brains: BrainFactory, think_s: float, truth: Truth,
-                 changed: Callable[[], None], emit: Emit) -> None:
+                 changed: Callable[[], None], emit: Emit, *, sandbox: Sandbox | None = None) -> None:
+        self._sandbox = sandbox
         self._clock = clock
         self._ids = ids
         self._brains = brains
@@ -130,6 +140,40 @@ class TurnEngine:
         session.wake_token += 1
         session.wake_at = None
 
+    # -- the hosted environment (called by ``_environments`` on executor events) ---------------
+    def park(self, session: Session) -> None:
+        """The environment disconnected: an in-progress turn waits, its scheduled thought dropped."""
+        turn = session.active_turn()
+        if turn is not None and turn.status == "in_progress":
+            turn.status = "waiting"
+            session.wake_token += 1
+            session.wake_at = None
+        self._emit_session(session)
+        self._changed()
+
+    def unpark(self, session: Session) -> None:
+        """The environment reconnected: a turn parked with no call pending thinks again."""
+        turn = session.active_turn()
+        if turn is not None and turn.status == "waiting" and not turn.pending:
+            turn.status = "in_progress"
+            self._schedule(session, turn)
+        self._emit_session(session)
+        self._changed()
+
+    def fail_active(self, session: Session, code: str, message: str) -> None:
+        """Fail the active turn (and so the session) with ``code``; without one, only report the status."""
+        turn = session.active_turn()
+        if turn is None:
+            self._emit_session(session)
+            return
+        for call_id in turn.pending:
+            self._call_item(session, call_id)["status"] = "incomplete"
+        turn.pending.clear()
+        turn.error = {"code": code, "message": message}
+        session.error = message
+        self._end(session, turn, "failed")
+        self._changed()
+
     # -- thinking -----------------------------------------------------------------------------
     def _schedule(self, session: Session, turn: Turn) -> None:
         session.wake_token += 1
@@ -144,8 +188,17 @@ class TurnEngine:
         if turn.status != "in_progress" or session.brain is None:
             return
         session.wake_at = None
+        blocked = self._sandbox.blocked(session) if self._sandbox is not None else None
+        if blocked == "wait":
+            self.park(session)
+            return
+        if blocked is not None:
+            self.fail_active(session, "sandbox_error", blocked)
+            return
         step = Step(session_id=session.id, turn_id=turn.id, items=tuple(copy.deepcopy(session.items)),
-                    user_text=turn.user_text, results=tuple(turn.results))
+                    user_text=turn.user_text, results=tuple(turn.results),
+                    environment=self._sandbox.snapshot(session) if self._sandbox is not None else None,
+                    artifacts=self._sandbox.artifacts(session) if self._sandbox is not None else ())
         turn.user_text = None
         turn.results = []
         self._apply(session, turn, list(session.brain.think(step)))
@@ -154,12 +207,20 @@ class TurnEngine:
 
     def _apply(self, session: Session, turn: Turn, outputs: list[Output]) -> None:
         _check_outputs(outputs)
+        worked = False
         for output in outputs:
             if isinstance(output, Reasoning):
                 self._add_item(session, reasoning_item(self._ids.next("item"), turn.id, output.text))
             elif isinstance(output, Commentary):
                 self._add_item(session, assistant_message_item(self._ids.next("item"), turn.id, output.text,
                                                                "commentary"))
+            elif isinstance(output, (RunCommand, CaptureArtifact)):
+                worked = True
+                if self._sandbox is None:
+                    raise ValueError(f"brain output {output!r} needs a hosted environment, but this fake has no "
+                                     "executor; build SessionsState with a sandbox")
+                for item in self._sandbox.perform(session, turn, output):
+                    self._add_item(session, item)
             elif isinstance(output, FunctionCall):
                 call_id = self._ids.call_id()
                 self._add_item(session, function_call_item(self._ids.next("item"), turn.id, call_id, output.name,
@@ -177,6 +238,8 @@ class TurnEngine:
         if turn.pending:
             turn.status = "waiting"
             self._emit_session(session)
+        elif worked and not any(isinstance(o, FinalAnswer) for o in outputs):
+            self._schedule(session, turn)  # the work is done; the agent looks at its results next
         else:
             self._end(session, turn, "completed")
 
@@ -207,17 +270,19 @@ class TurnEngine:
 
 
 def _check_outputs(outputs: Sequence[Output]) -> None:
-    """A brain's outputs: notes first, then one ending (calls, a final answer, or a failure)."""
+    """A brain's outputs: notes and work first, then one ending (calls, a final answer, or a failure)."""
     ending: str | None = None
     for index, output in enumerate(outputs):
         kind = type(output).__name__
         if ending in ("FinalAnswer", "Fail") or (ending == "FunctionCall" and kind != "FunctionCall"):
-            raise ValueError(f"brain output {index} {output!r} follows a {ending}; outputs must be notes "
-                             "(Reasoning, Commentary) then one ending (FunctionCall..., FinalAnswer or Fail)")
+            raise ValueError(f"brain output {index} {output!r} follows a {ending}; outputs must be notes and work "
+                             "(Reasoning, Commentary, RunCommand, CaptureArtifact) then one ending (FunctionCall..., "
+                             "FinalAnswer or Fail)")
         if isinstance(output, (FunctionCall, FinalAnswer, Fail)):
             ending = kind
         if isinstance(output, Fail) and output.code not in TURN_ERROR_CODES:
             raise ValueError(f"brain Fail code {output.code!r} is not a SessionTurnError code; use one of "
                              f"{sorted(TURN_ERROR_CODES)!r}")
-        if not isinstance(output, (Reasoning, Commentary, FunctionCall, FinalAnswer, Fail)):
+        if not isinstance(output, (Reasoning, Commentary, RunCommand, CaptureArtifact, FunctionCall, FinalAnswer,
+                                   Fail)):
             raise TypeError(f"brain output {index} {output!r} is not a brain Output")

@@ -39,6 +39,10 @@ class InProcessDriver:
         self._last_report: str | None = None
         self.last_death: str | None = None
 
+    def accepts(self, method: str) -> bool:
+        """Whether the running instance offers an optional control-API method (a capability)."""
+        return callable(getattr(self._instance, method, None))
+
     @property
     def alive(self) -> bool:
         return self._instance is not None

@@ -24,10 +24,12 @@ def test_points_cover_every_request_on_both_sides() -> None:
 
 
 def test_one_point_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["sweep", "--candidate", "mutant:blind-retry", "--point", "6:after", "--report", str(tmp_path)])
+    points, _ = sweep_points(BASE, "mutant:blind-retry")
+    upload = next(p for p in points if p.request == "POST wordpress/wp/v2/media" and p.point == "after")
+    code = main(["sweep", "--candidate", "mutant:blind-retry", "--point", upload.label, "--report", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1 and "duplicate_media" in out
-    assert "durable-harness sweep --candidate mutant:blind-retry" in out and "--point 6:after" in out
+    assert "durable-harness sweep --candidate mutant:blind-retry" in out and f"--point {upload.label}" in out
 
 
 def test_bad_point_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,14 +6,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import random
 import struct
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import openai
 import pytest
 from openai.types.beta import AgentFunctionCallItem, AgentReasoningItem, AgentSession, AgentSessionMessage
@@ -23,11 +21,10 @@ from openai.types.beta.agents.sessions import Turn
 from fakes.openai_agents import ArticleBrain, SessionsFake
 from fakes.openai_agents.brains import tiny_png, watermark
 from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
 
-KEY = "sk-test-openai"
-BASE = "http://openai.dh.test/v1"
+if TYPE_CHECKING:
+    from conftest import OpenAIWorlds
+
 THINK_S = 1.5
 SCRIPT = ["wp_upload_media"] * 3 + ["wp_create_draft", "wp_update_post", "wp_set_seo", "wp_get_post"]
 
@@ -93,20 +90,15 @@ class World:
         return [i for i in items if isinstance(i, AgentSessionMessage)]
 
 
-def make_world(jobs: list[dict[str, Any]] | None = None, seed: int = 11) -> World:
-    clock = VirtualClock()
-    table = {(j["job_id"], j["task_version"]): j for j in (jobs if jobs is not None else [article_job()])}
-    fake = SessionsFake(clock, random.Random(seed), api_key=KEY, think_s=THINK_S,
-                        brains=ArticleBrain.factory(table, seed=seed))
-    gate = Gate(clock, History(), [fake])
-    client = openai.OpenAI(api_key=KEY, base_url=BASE, max_retries=0,
-                           http_client=httpx.Client(transport=gate.transport("test")))
-    return World(clock, fake, client)
+def make_world(worlds: OpenAIWorlds, jobs: list[dict[str, Any]] | None = None, seed: int = 11) -> World:
+    """The brain's behaviour does not depend on the transport: in-process through the gate only."""
+    base = worlds(*(jobs if jobs is not None else [article_job()]), seed=seed)
+    return World(base.clock, base.fake, base.client)
 
 
 @pytest.fixture
-def world() -> World:
-    return make_world()
+def world(openai_worlds: OpenAIWorlds) -> World:
+    return make_world(openai_worlds)
 
 
 def create(world: World, metadata: dict[str, str] | None = None) -> str:
@@ -196,9 +188,9 @@ def test_truth_registers_sessions_payloads_watermarks_and_calls(world: World) ->
     assert {c["session_id"] for c in truth["tool_calls"]} == {session_id}
 
 
-def test_same_seed_same_world_other_seed_other_bytes() -> None:
+def test_same_seed_same_world_other_seed_other_bytes(openai_worlds: OpenAIWorlds) -> None:
     def run(seed: int) -> tuple[dict[str, Any], list[Any]]:
-        world = make_world(seed=seed)
+        world = make_world(openai_worlds, seed=seed)
         world.drive(create(world))
         return world.fake.truth(), [(a.call_id, a.arguments) for a in world.calls]
 
@@ -327,8 +319,8 @@ def test_a_single_job_is_used_without_metadata(world: World) -> None:
     assert "is ready" in world.messages(session.id)[-1].output_text
 
 
-def test_an_unidentifiable_job_fails_the_turn_and_the_session_clearly() -> None:
-    world = make_world([article_job("a"), article_job("b")])
+def test_an_unidentifiable_job_fails_the_turn_and_the_session_clearly(openai_worlds: OpenAIWorlds) -> None:
+    world = make_world(openai_worlds, [article_job("a"), article_job("b")])
     session_id = create(world, metadata={"job_id": "c", "task_version": "1"})
     session = world.drive(session_id)
     assert session.status == "failed"
@@ -340,15 +332,15 @@ def test_an_unidentifiable_job_fails_the_turn_and_the_session_clearly() -> None:
         world.say(session_id, "continue")
 
 
-def test_metadata_picks_among_several_jobs() -> None:
-    world = make_world([article_job("a"), article_job("b", topic="bees", title="Urban Bees")])
+def test_metadata_picks_among_several_jobs(openai_worlds: OpenAIWorlds) -> None:
+    world = make_world(openai_worlds, [article_job("a"), article_job("b", topic="bees", title="Urban Bees")])
     world.drive(create(world, metadata={"job_id": "b", "task_version": "1"}))
     assert world.calls[0].arguments["filename"] == "urban-bees-1.png"
     assert all(c["job_id"] == "b" for c in world.fake.truth()["tool_calls"])
 
 
-def test_images_and_preamble_are_configurable() -> None:
-    world = make_world([article_job(images=1, preamble_items=4)])
+def test_images_and_preamble_are_configurable(openai_worlds: OpenAIWorlds) -> None:
+    world = make_world(openai_worlds, [article_job(images=1, preamble_items=4)])
     session_id = create(world)
     world.drive(session_id)
     assert [a.name for a in world.calls] == ["wp_upload_media", *SCRIPT[3:]]

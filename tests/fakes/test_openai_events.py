@@ -4,58 +4,26 @@ Idempotency-Key dedupe, thinking on the virtual clock, and all-or-nothing batche
 from __future__ import annotations
 
 import json
-import random
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import openai
-import pytest
 import openai.lib.beta.agents  # noqa: F401  # loads the SDK's helpers in the order they import cleanly
+import pytest
 from openai.lib.streaming.agents._tools import is_pending_call_race  # the SDK's own race predicate
 from openai.types.beta import AgentSession
 from openai.types.beta.agents.sessions import Turn
 
-from fakes.openai_agents import ArticleBrain, SessionsFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
+if TYPE_CHECKING:
+    from conftest import OpenAIWorld as World
+    from conftest import OpenAIWorlds
 
-KEY = "sk-test-openai"
-BASE = "http://openai.dh.test/v1"
 THINK_S = 1.5
 
 
-def article_job(**inputs: Any) -> dict[str, Any]:
-    return {"job_id": "job-1", "task_version": "1", "workload": "article",
-            "input": {"topic": "home composting", "title": "Home Composting 101", "focus_keyword": "compost",
-                      **inputs}, "allowed_tools": []}
-
-
-@dataclass
-class World:
-    clock: VirtualClock
-    fake: SessionsFake
-    client: openai.OpenAI
-    http: httpx.Client
-
-    def post_events(self, session_id: str, events: list[dict[str, Any]], key: str | None = None) -> httpx.Response:
-        headers = {"Authorization": f"Bearer {KEY}", "OpenAI-Beta": "agents=v1"}
-        if key is not None:
-            headers["Idempotency-Key"] = key
-        return self.http.post(f"{BASE}/agents/sessions/{session_id}/events", json={"events": events},
-                              headers=headers)
-
-
 @pytest.fixture
-def world() -> World:
-    clock = VirtualClock()
-    fake = SessionsFake(clock, random.Random(3), api_key=KEY, think_s=THINK_S,
-                        brains=ArticleBrain.factory({("job-1", "1"): article_job()}, seed=3))
-    gate = Gate(clock, History(), [fake])
-    client = openai.OpenAI(api_key=KEY, base_url=BASE, max_retries=0,
-                           http_client=httpx.Client(transport=gate.transport("test")))
-    return World(clock, fake, client, httpx.Client(transport=gate.transport("raw")))
+def world(openai_worlds: OpenAIWorlds, transport: str) -> World:
+    """Every test here runs twice: through the gate and over loopback HTTP."""
+    return openai_worlds(seed=3, transport=transport)
 
 
 def start(world: World) -> AgentSession:

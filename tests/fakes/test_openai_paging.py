@@ -3,11 +3,9 @@ orders, turns, turn items (ConversationCursorPage with an opaque last_id), limit
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import openai
 import pydantic
 import pytest
@@ -16,13 +14,9 @@ from openai.types.beta import AgentFunctionCallItem, AgentReasoningItem, AgentSe
 from openai.types.beta.agent_session_item import FunctionCallOutputItemResource
 from openai.types.beta.agents.sessions import Turn
 
-from fakes.openai_agents import ArticleBrain, SessionsFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
+if TYPE_CHECKING:
+    from conftest import OpenAIWorld, OpenAIWorlds
 
-KEY = "sk-test-openai"
-BASE = "http://openai.dh.test/v1"
 THINK_S = 1.5
 PREAMBLE = 250
 STRICT: dict[str, type[pydantic.BaseModel]] = {
@@ -33,41 +27,31 @@ STRICT: dict[str, type[pydantic.BaseModel]] = {
 
 @dataclass
 class World:
-    clock: VirtualClock
-    fake: SessionsFake
-    gate: Gate
-    client: openai.OpenAI
-    http: httpx.Client
+    """An ``OpenAIWorld`` plus the one session the tests read."""
+
+    world: OpenAIWorld
     session_id: str
 
-    def get(self, path: str, **params: Any) -> httpx.Response:
-        return self.http.get(BASE + path, params=params,
-                             headers={"Authorization": f"Bearer {KEY}", "OpenAI-Beta": "agents=v1"})
-
-    def requests_to(self, route_end: str) -> int:
-        return sum(1 for e in self.gate.history if e.type == "invoke" and e.data["route"].endswith(route_end))
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.world, name)
 
 
-@pytest.fixture(scope="module")
-def world() -> World:
-    """One long session: a user message, 250 preamble items and the first function call (252 items).
+@pytest.fixture(scope="module", params=["gate", "loopback"])
+def world(request: pytest.FixtureRequest, openai_worlds: OpenAIWorlds) -> World:
+    """One long session: a user message, 250 preamble items and the first function call (252 items),
+    in-process through the gate and over loopback HTTP.
 
     Module-scoped because every test here only reads it.
     """
-    clock = VirtualClock()
     job = {"job_id": "job-long", "task_version": "2", "workload": "article", "allowed_tools": [],
            "input": {"topic": "rainwater harvesting", "title": "Rainwater At Home", "focus_keyword": "rain barrel",
                      "preamble_items": PREAMBLE}}
-    fake = SessionsFake(clock, random.Random(5), api_key=KEY, think_s=THINK_S,
-                        brains=ArticleBrain.factory({("job-long", "2"): job}, seed=5))
-    gate = Gate(clock, History(), [fake])
-    client = openai.OpenAI(api_key=KEY, base_url=BASE, max_retries=0,
-                           http_client=httpx.Client(transport=gate.transport("test")))
-    session = client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
-                                                 input="Write the article.",
-                                                 metadata={"job_id": "job-long", "task_version": "2"})
-    clock.sleep(THINK_S)
-    return World(clock, fake, gate, client, httpx.Client(transport=gate.transport("raw")), session.id)
+    base = openai_worlds(job, seed=5, transport=request.param)
+    session = base.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+                                                      input="Write the article.",
+                                                      metadata={"job_id": "job-long", "task_version": "2"})
+    base.clock.sleep(THINK_S)
+    return World(base, session.id)
 
 
 TOTAL = 1 + PREAMBLE + 1
@@ -177,18 +161,13 @@ def test_turns_list_and_retrieve(world: World) -> None:
 
 # -- tests that change state get their own small world ----------------------------------------
 @pytest.fixture
-def small() -> World:
-    clock = VirtualClock()
+def small(openai_worlds: OpenAIWorlds, transport: str) -> World:
     job = {"job_id": "j", "task_version": "1", "workload": "article", "allowed_tools": [],
            "input": {"topic": "t", "title": "T", "focus_keyword": "k", "images": 0}}
-    fake = SessionsFake(clock, random.Random(1), api_key=KEY, think_s=THINK_S,
-                        brains=ArticleBrain.factory({("j", "1"): job}, seed=1))
-    gate = Gate(clock, History(), [fake])
-    client = openai.OpenAI(api_key=KEY, base_url=BASE, max_retries=0,
-                           http_client=httpx.Client(transport=gate.transport("test")))
-    session = client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
-                                                 input="Write it.")
-    return World(clock, fake, gate, client, httpx.Client(transport=gate.transport("raw")), session.id)
+    base = openai_worlds(job, seed=1, transport=transport)
+    session = base.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+                                                      input="Write it.")
+    return World(base, session.id)
 
 
 def _new_turn(world: World, text: str) -> None:

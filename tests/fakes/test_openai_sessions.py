@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import openai
 import pytest
 from openai.pagination import SyncCursorPage
@@ -15,52 +12,20 @@ from openai.types.beta.agent_session import RequiredActionSessionRequiredActionR
 from openai.types.beta.environment import EnvironmentResourceNone, EnvironmentResourceOpenAIHosted
 
 import fakes.openai_agents as pkg
-from fakes.openai_agents import ArticleBrain, SessionsFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
+
+if TYPE_CHECKING:
+    from conftest import OpenAIWorld as World
+    from conftest import OpenAIWorlds
 
 KEY = "sk-test-openai"
-BASE = "http://openai.dh.test/v1"
 THINK_S = 1.5
 BETA = {"OpenAI-Beta": "agents=v1"}
 
 
-def article_job(job_id: str = "job-1", version: str = "1", **inputs: Any) -> dict[str, Any]:
-    return {"job_id": job_id, "task_version": version, "workload": "article",
-            "input": {"topic": "home composting", "title": "Home Composting 101", "focus_keyword": "compost",
-                      **inputs},
-            "allowed_tools": ["wp_upload_media", "wp_create_draft", "wp_update_post", "wp_set_seo", "wp_get_post"]}
-
-
-@dataclass
-class World:
-    clock: VirtualClock
-    fake: SessionsFake
-    gate: Gate
-    client: openai.OpenAI
-    http: httpx.Client
-
-    def raw(self, method: str, path: str, *, headers: dict[str, str] | None = None, **kwargs: Any) -> httpx.Response:
-        merged = {"Authorization": f"Bearer {KEY}", **BETA, **(headers or {})}
-        return self.http.request(method, BASE + path, headers=merged, **kwargs)
-
-
-def make_world(*jobs: dict[str, Any], seed: int = 7) -> World:
-    clock = VirtualClock()
-    table = {(j["job_id"], str(j["task_version"])): j for j in (jobs or (article_job(),))}
-    fake = SessionsFake(clock, random.Random(seed), api_key=KEY, brains=ArticleBrain.factory(table, seed=seed),
-                        think_s=THINK_S)
-    gate = Gate(clock, History(), [fake])
-    http = httpx.Client(transport=gate.transport("test"))
-    client = openai.OpenAI(api_key=KEY, base_url=BASE, http_client=httpx.Client(transport=gate.transport("test")),
-                           max_retries=0)
-    return World(clock, fake, gate, client, http)
-
-
 @pytest.fixture
-def world() -> World:
-    return make_world()
+def world(openai_worlds: OpenAIWorlds, transport: str) -> World:
+    """Every test taking ``world`` runs twice: through the gate and over loopback HTTP."""
+    return openai_worlds(seed=7, transport=transport)
 
 
 def create(world: World, **kwargs: Any) -> AgentSession:
@@ -77,8 +42,8 @@ def test_package_all_is_sorted_and_importable() -> None:
         assert getattr(pkg, name) is not None
 
 
-def test_service_identity() -> None:
-    fake = make_world().fake
+def test_service_identity(openai_worlds: OpenAIWorlds) -> None:
+    fake = openai_worlds().fake
     assert (fake.name, fake.host, fake.root) == ("openai", "openai.dh.test", "/v1")
 
 
@@ -126,7 +91,8 @@ def test_retrieve_unknown_session_is_sdk_not_found(world: World) -> None:
 
 @pytest.mark.parametrize("changes, param", [
     ({"environment": None}, "environment"),
-    ({"stream": True}, "stream"),
+    ({"stream": "yes"}, "stream"),
+    ({"stream": True, "input": None, "environment": {"type": "openai_hosted"}}, "input"),
     ({"agent": {}}, "agent.model"),
     ({"input": None}, "input"),
     ({"metadata": {f"k{i}": "v" for i in range(17)}}, "metadata"),
@@ -148,12 +114,6 @@ def test_create_validation_errors_name_the_param(world: World, changes: dict[str
     assert world.fake.mutations() == before
 
 
-def test_stream_true_through_the_sdk_is_a_clear_bad_request(world: World) -> None:
-    with pytest.raises(openai.BadRequestError, match="stream is not supported by this fake yet"):
-        world.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
-                                                 input="hi", stream=True)
-
-
 def test_agent_id_alone_is_enough(world: World) -> None:
     session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent_id="agent_saved",
                                                        input="hi")
@@ -163,8 +123,7 @@ def test_agent_id_alone_is_enough(world: World) -> None:
 
 # -- auth and headers -------------------------------------------------------------------------
 def test_wrong_key_is_sdk_authentication_error_with_invalid_api_key_code(world: World) -> None:
-    other = openai.OpenAI(api_key="sk-wrong", base_url=BASE, max_retries=0,
-                          http_client=httpx.Client(transport=world.gate.transport("intruder")))
+    other = world.other_client("sk-wrong", "intruder")
     with pytest.raises(openai.AuthenticationError) as caught:
         other.beta.agents.sessions.list()
     assert caught.value.code == "invalid_api_key"
@@ -174,12 +133,14 @@ def test_wrong_key_is_sdk_authentication_error_with_invalid_api_key_code(world: 
 
 
 def test_missing_key_is_401(world: World) -> None:
-    response = world.http.get(BASE + "/agents/sessions", headers=BETA)
+    response = world.http.get(world.base + "/agents/sessions", headers=BETA)
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "invalid_api_key"
 
 
-def test_revoked_key_is_refused_and_labelled(world: World) -> None:
+def test_revoked_key_is_refused_and_labelled(openai_worlds: OpenAIWorlds) -> None:
+    world = openai_worlds()  # the gate's history labels credentials
+    assert world.gate is not None
     session = create(world)
     world.fake.revoke_api_key()
     with pytest.raises(openai.AuthenticationError):
@@ -193,15 +154,14 @@ def test_revoked_key_is_refused_and_labelled(world: World) -> None:
 def test_a_new_key_can_be_added_after_a_revocation(world: World) -> None:
     world.fake.revoke_api_key("api-key#1")
     assert world.fake.add_api_key("sk-second") == "api-key#2"
-    client = openai.OpenAI(api_key="sk-second", base_url=BASE, max_retries=0,
-                           http_client=httpx.Client(transport=world.gate.transport("test")))
+    client = world.other_client("sk-second", "test")
     assert list(client.beta.agents.sessions.list()) == []
     with pytest.raises(ValueError, match="no such key"):
         world.fake.revoke_api_key("api-key#9")
 
 
 def test_beta_header_is_required_on_agents_routes(world: World) -> None:
-    response = world.http.get(BASE + "/agents/sessions", headers={"Authorization": f"Bearer {KEY}"})
+    response = world.http.get(world.base + "/agents/sessions", headers={"Authorization": f"Bearer {KEY}"})
     assert response.status_code == 400
     assert "OpenAI-Beta: agents=v1" in response.json()["error"]["message"]
 
@@ -280,7 +240,9 @@ def test_reads_and_rejections_do_not_count_as_mutations(world: World) -> None:
     assert world.fake.mutations() > after_create
 
 
-def test_gate_records_commits_for_writes_only(world: World) -> None:
+def test_gate_records_commits_for_writes_only(openai_worlds: OpenAIWorlds) -> None:
+    world = openai_worlds()
+    assert world.gate is not None
     session = create(world)
     world.client.beta.agents.sessions.retrieve(session.id)
     completions = [e for e in world.gate.history if e.type in ("ok", "fail", "info")]

@@ -2,44 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
-from fakes.wordpress import WordPressFake
 from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
 
-AUTH = ("editor", "abcd EFGH ijkl MNOP qrst UVWX")
 ROOT = "http://wordpress.dh.test/wp-json"
-
-
-@pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock()
-
-
-@pytest.fixture
-def fake(clock: VirtualClock) -> WordPressFake:
-    return WordPressFake(clock)
-
-
-def _client(clock: VirtualClock, fake: WordPressFake, auth: tuple[str, str] | None) -> httpx.Client:
-    return httpx.Client(base_url=ROOT, transport=Gate(clock, History(), [fake]).transport("test"), auth=auth)
-
-
-@pytest.fixture
-def client(clock: VirtualClock, fake: WordPressFake) -> Iterator[httpx.Client]:
-    with _client(clock, fake, AUTH) as c:
-        yield c
-
-
-@pytest.fixture
-def anon(clock: VirtualClock, fake: WordPressFake) -> Iterator[httpx.Client]:
-    with _client(clock, fake, None) as c:
-        yield c
 
 
 def _make(client: httpx.Client, clock: VirtualClock, n: int, **extra: object) -> list[int]:

@@ -5,17 +5,13 @@ from __future__ import annotations
 import hashlib
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable
 
 import httpx
 import pytest
 
 from fakes.wordpress import WordPressFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
 
-AUTH = ("editor", "abcd EFGH ijkl MNOP qrst UVWX")
 ROOT = "http://wordpress.dh.test/wp-json"
 UPLOADS = "http://wordpress.dh.test/wp-content/uploads/2026/01"
 
@@ -32,28 +28,12 @@ GIF = b"GIF89a" + struct.pack("<HH", 7, 5) + b"\x00" * 8
 JPEG = b"\xff\xd8\xff\xe0" + struct.pack(">H", 4) + b"\x00\x00" + b"\xff\xc0" + struct.pack(">HBHH", 11, 8, 30, 40) + b"\x00" * 8
 
 
-@pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock()
-
-
-@pytest.fixture
-def fake(clock: VirtualClock) -> WordPressFake:
-    return WordPressFake(clock)
-
-
-@pytest.fixture
-def client(clock: VirtualClock, fake: WordPressFake) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=ROOT, transport=Gate(clock, History(), [fake]).transport("t"), auth=AUTH) as c:
-        yield c
-
-
 def raw(client: httpx.Client, data: bytes, filename: str = "x.png", **params: str) -> httpx.Response:
     return client.post("/wp/v2/media", content=data, params=params, headers={
         "content-type": "image/png", "content-disposition": f'attachment; filename="{filename}"'})
 
 
-def test_raw_upload(client: httpx.Client, fake: WordPressFake) -> None:
+def test_raw_upload(client: httpx.Client, wordpress: WordPressFake) -> None:
     data = png(640, 480)
     r = raw(client, data, "hero.png", **{"meta[operation_key]": "job-1/img-1"})
     assert r.status_code == 201
@@ -68,19 +48,19 @@ def test_raw_upload(client: httpx.Client, fake: WordPressFake) -> None:
     assert (details["width"], details["height"], details["file"], details["filesize"]) == (640, 480, "2026/01/hero.png", len(data))
     assert details["sizes"]["thumbnail"]["file"] == "hero-150x150.png"
     assert details["sizes"]["medium"]["width"] == 300 and details["sizes"]["full"]["source_url"] == media["source_url"]
-    truth = fake.truth()["media"][0]
+    truth = wordpress.truth()["media"][0]
     assert truth["sha256"] == hashlib.sha256(data).hexdigest() and truth["size"] == len(data)
     assert truth["created_by"] == "editor/app-password#1" and truth["created_at"] == 0.0
     assert truth["meta"] == {"operation_key": "job-1/img-1"}
 
 
-def test_uploaded_file_is_served(clock: VirtualClock, fake: WordPressFake, client: httpx.Client) -> None:
+def test_uploaded_file_is_served(wp_client: Callable[..., httpx.Client], client: httpx.Client) -> None:
     data = png(1, 1)
     url = raw(client, data).json()["source_url"]
-    with httpx.Client(transport=Gate(clock, History(), [fake]).transport("t")) as site:
-        got = site.get(url)
-        assert got.status_code == 200 and got.content == data and got.headers["content-type"] == "image/png"
-        assert site.get(f"{UPLOADS}/missing.png").status_code == 404
+    site = wp_client(None, "site")  # absolute URLs, outside the REST API
+    got = site.get(url)
+    assert got.status_code == 200 and got.content == data and got.headers["content-type"] == "image/png"
+    assert site.get(f"{UPLOADS}/missing.png").status_code == 404
 
 
 def test_small_image_has_no_sub_sizes_and_gif_jpeg_dimensions(client: httpx.Client) -> None:
@@ -92,12 +72,12 @@ def test_small_image_has_no_sub_sizes_and_gif_jpeg_dimensions(client: httpx.Clie
     assert (jpeg["mime_type"], jpeg["media_details"]["width"], jpeg["media_details"]["height"]) == ("image/jpeg", 40, 30)
 
 
-def test_same_filename_is_not_deduplicated(client: httpx.Client, fake: WordPressFake) -> None:
+def test_same_filename_is_not_deduplicated(client: httpx.Client, wordpress: WordPressFake) -> None:
     first, second = raw(client, png(1, 1), "x.png").json(), raw(client, png(1, 1), "x.png").json()
     assert first["id"] != second["id"]
     assert second["source_url"] == f"{UPLOADS}/x-1.png" and second["title"]["raw"] == "x-1"
     assert raw(client, png(1, 1), "x.png").json()["source_url"] == f"{UPLOADS}/x-2.png"
-    assert [m["filename"] for m in fake.truth()["media"]] == ["x.png", "x-1.png", "x-2.png"]
+    assert [m["filename"] for m in wordpress.truth()["media"]] == ["x.png", "x-1.png", "x-2.png"]
 
 
 def test_wrong_extension_is_corrected_by_content(client: httpx.Client) -> None:
@@ -128,11 +108,11 @@ def test_multipart_meta_from_query_string(client: httpx.Client) -> None:
     ({"content-type": "image/png"}, b"\x89PNG", "rest_upload_no_content_disposition"),
     ({"content-type": "image/png", "content-disposition": "attachment"}, b"\x89PNG", "rest_upload_invalid_disposition"),
 ])
-def test_raw_upload_header_errors(client: httpx.Client, fake: WordPressFake, headers: dict[str, str],
+def test_raw_upload_header_errors(client: httpx.Client, wordpress: WordPressFake, headers: dict[str, str],
                                   body: bytes, code: str) -> None:
     r = client.post("/wp/v2/media", content=body, headers=headers)
     assert (r.status_code, r.json()["code"]) == (400, code)
-    assert fake.mutations() == 0
+    assert wordpress.mutations() == 0
 
 
 def test_content_md5_mismatch_is_412(client: httpx.Client) -> None:
@@ -142,14 +122,14 @@ def test_content_md5_mismatch_is_412(client: httpx.Client) -> None:
 
 
 @pytest.mark.parametrize(("filename", "data"), [("notes.txt", b"hello"), ("fake.png", b"not really a png")])
-def test_disallowed_types_are_500_with_the_upload_path_code(client: httpx.Client, fake: WordPressFake,
+def test_disallowed_types_are_500_with_the_upload_path_code(client: httpx.Client, wordpress: WordPressFake,
                                                             filename: str, data: bytes) -> None:
     r = raw(client, data, filename)
     assert (r.status_code, r.json()["code"]) == (500, "rest_upload_sideload_error")
     assert r.json()["message"] == "Sorry, you are not allowed to upload this file type."
     multi = client.post("/wp/v2/media", files={"file": (filename, data, "application/octet-stream")})
     assert (multi.status_code, multi.json()["code"]) == (500, "rest_upload_unknown_error")
-    assert fake.truth()["media"] == []
+    assert wordpress.truth()["media"] == []
 
 
 def test_multipart_without_a_file_part(client: httpx.Client) -> None:
@@ -159,17 +139,16 @@ def test_multipart_without_a_file_part(client: httpx.Client) -> None:
     assert (fields_only.status_code, fields_only.json()["code"]) == (400, "rest_upload_no_data")
 
 
-def test_visitor_cannot_upload(clock: VirtualClock, fake: WordPressFake) -> None:
-    with httpx.Client(base_url=ROOT, transport=Gate(clock, History(), [fake]).transport("a")) as anon:
-        r = raw(anon, png(1, 1))
+def test_visitor_cannot_upload(anon: httpx.Client) -> None:
+    r = raw(anon, png(1, 1))
     assert (r.status_code, r.json()["code"]) == (401, "rest_cannot_create")
 
 
-def test_upload_with_bad_meta_exists_after_the_error(client: httpx.Client, fake: WordPressFake) -> None:
+def test_upload_with_bad_meta_exists_after_the_error(client: httpx.Client, wordpress: WordPressFake) -> None:
     r = client.post("/wp/v2/media", files={"file": ("m.png", png(1, 1), "image/png")},
                     data={"meta[operation_key][]": "a"})
     assert (r.status_code, r.json()["code"]) == (400, "rest_invalid_type")
-    assert len(fake.truth()["media"]) == 1 and fake.mutations() == 1
+    assert len(wordpress.truth()["media"]) == 1 and wordpress.mutations() == 1
 
 
 def test_media_listing_get_and_operation_key(client: httpx.Client) -> None:
@@ -186,7 +165,7 @@ def test_media_listing_get_and_operation_key(client: httpx.Client) -> None:
     assert any_status.status_code == 400 and any_status.json()["data"]["details"]["status"]["code"] == "rest_not_in_enum"
 
 
-def test_media_update_and_delete(client: httpx.Client, fake: WordPressFake) -> None:
+def test_media_update_and_delete(client: httpx.Client, wordpress: WordPressFake) -> None:
     media = raw(client, png(1, 1)).json()["id"]
     r = client.post(f"/wp/v2/media/{media}", json={
         "alt_text": "<i>alt</i>", "title": "New", "caption": "Cap", "meta": {"operation_key": "k"}})
@@ -198,7 +177,7 @@ def test_media_update_and_delete(client: httpx.Client, fake: WordPressFake) -> N
     deleted = client.delete(f"/wp/v2/media/{media}", params={"force": "true"})
     assert deleted.json()["deleted"] is True and deleted.json()["previous"]["id"] == media
     assert client.get(f"/wp/v2/media/{media}").json()["code"] == "rest_post_invalid_id"
-    assert fake.truth()["media"][0]["deleted"] is True
+    assert wordpress.truth()["media"][0]["deleted"] is True
 
 
 def test_deleting_featured_media_clears_it_from_posts(client: httpx.Client) -> None:

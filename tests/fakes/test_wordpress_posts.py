@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
@@ -13,30 +11,6 @@ from harness._gate import Gate
 from harness._history import History
 
 AUTH = ("editor", "abcd EFGH ijkl MNOP qrst UVWX")
-
-
-@pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock()
-
-
-@pytest.fixture
-def fake(clock: VirtualClock) -> WordPressFake:
-    return WordPressFake(clock)
-
-
-@pytest.fixture
-def client(clock: VirtualClock, fake: WordPressFake) -> Iterator[httpx.Client]:
-    transport = Gate(clock, History(), [fake]).transport("test")
-    with httpx.Client(base_url="http://wordpress.dh.test/wp-json", transport=transport, auth=AUTH) as c:
-        yield c
-
-
-@pytest.fixture
-def anon(clock: VirtualClock, fake: WordPressFake) -> Iterator[httpx.Client]:
-    transport = Gate(clock, History(), [fake]).transport("anon")
-    with httpx.Client(base_url="http://wordpress.dh.test/wp-json", transport=transport) as c:
-        yield c
 
 
 def error(response: httpx.Response) -> tuple[int, str]:
@@ -98,11 +72,11 @@ def test_rendered_title_escapes_ampersand(client: httpx.Client) -> None:
     assert post["title"]["rendered"] == "Salt &#038; Pepper"
 
 
-def test_empty_title_content_and_excerpt_is_400_and_creates_nothing(client: httpx.Client, fake: WordPressFake) -> None:
+def test_empty_title_content_and_excerpt_is_400_and_creates_nothing(client: httpx.Client, wordpress: WordPressFake) -> None:
     r = client.post("/wp/v2/posts", json={"title": "", "status": "draft"})
     assert error(r) == (400, "empty_content")
     assert r.json()["message"] == "Content, title, and excerpt are empty."
-    assert fake.truth()["posts"] == [] and fake.mutations() == 0
+    assert wordpress.truth()["posts"] == [] and wordpress.mutations() == 0
 
 
 def test_id_in_create_body_is_rest_post_exists(client: httpx.Client, anon: httpx.Client) -> None:
@@ -182,36 +156,36 @@ def test_invalid_date_is_400(client: httpx.Client) -> None:
     assert r.json()["data"]["details"]["date"]["code"] == "rest_invalid_date"
 
 
-def test_unregistered_and_rank_math_meta_are_dropped_silently(client: httpx.Client, fake: WordPressFake) -> None:
+def test_unregistered_and_rank_math_meta_are_dropped_silently(client: httpx.Client, wordpress: WordPressFake) -> None:
     r = client.post("/wp/v2/posts", json={"title": "x", "meta": {"other": "v", "rank_math_title": "SEO"}})
     assert r.status_code == 201 and r.json()["meta"] == {"operation_key": ""}
-    assert fake.truth()["posts"][0]["rank_math"] == {}
+    assert wordpress.truth()["posts"][0]["rank_math"] == {}
 
 
-def test_non_object_meta_is_rest_invalid_param(client: httpx.Client, fake: WordPressFake) -> None:
+def test_non_object_meta_is_rest_invalid_param(client: httpx.Client, wordpress: WordPressFake) -> None:
     r = client.post("/wp/v2/posts", json={"title": "x", "meta": "nope"})
     assert error(r) == (400, "rest_invalid_param")
     assert r.json()["data"]["params"] == {"meta": "Invalid parameter."}
-    assert fake.truth()["posts"] == []
+    assert wordpress.truth()["posts"] == []
 
 
-def test_non_string_operation_key_is_an_error_after_the_write(client: httpx.Client, fake: WordPressFake) -> None:
+def test_non_string_operation_key_is_an_error_after_the_write(client: httpx.Client, wordpress: WordPressFake) -> None:
     r = client.post("/wp/v2/posts", json={"title": "Saved anyway", "meta": {"operation_key": 42}})
     assert error(r) == (400, "rest_invalid_type")
     assert r.json()["message"] == "meta.operation_key is not of type string."
     assert "id" not in r.json()["data"]
-    posts = fake.truth()["posts"]
+    posts = wordpress.truth()["posts"]
     assert [p["title"] for p in posts] == ["Saved anyway"] and posts[0]["meta"] == {"operation_key": ""}
-    assert fake.mutations() == 1
+    assert wordpress.mutations() == 1
     listed = client.get("/wp/v2/posts", params={"status": "any", "context": "edit", "search": "Saved anyway"})
     assert [p["id"] for p in listed.json()] == [posts[0]["id"]]
 
 
-def test_update_with_bad_meta_commits_the_update_then_errors(client: httpx.Client, fake: WordPressFake) -> None:
+def test_update_with_bad_meta_commits_the_update_then_errors(client: httpx.Client, wordpress: WordPressFake) -> None:
     post = client.post("/wp/v2/posts", json={"title": "Old"}).json()
     r = client.post(f"/wp/v2/posts/{post['id']}", json={"title": "New", "meta": {"operation_key": ["list"]}})
     assert error(r) == (400, "rest_invalid_type")
-    assert fake.truth()["posts"][0]["title"] == "New"
+    assert wordpress.truth()["posts"][0]["title"] == "New"
 
 
 def test_null_meta_value_deletes_it(client: httpx.Client) -> None:
@@ -220,7 +194,7 @@ def test_null_meta_value_deletes_it(client: httpx.Client) -> None:
     assert cleared["meta"] == {"operation_key": ""}
 
 
-def test_featured_media_silent_drop_rules(client: httpx.Client, fake: WordPressFake) -> None:
+def test_featured_media_silent_drop_rules(client: httpx.Client, wordpress: WordPressFake) -> None:
     png = _png(2, 2)
     media = client.post("/wp/v2/media", content=png, headers={
         "content-type": "image/png", "content-disposition": 'attachment; filename="f.png"'}).json()
@@ -231,10 +205,10 @@ def test_featured_media_silent_drop_rules(client: httpx.Client, fake: WordPressF
     assert missing.status_code == 200 and missing.json()["featured_media"] == media["id"]  # unchanged
     not_image = client.post(f"/wp/v2/posts/{post['id']}", json={"featured_media": other["id"]})
     assert not_image.status_code == 200 and not_image.json()["featured_media"] == 0  # cleared
-    fake.truth()  # still serialisable
+    wordpress.truth()  # still serialisable
 
 
-def test_trash_then_410_then_force_delete_then_404(client: httpx.Client, fake: WordPressFake) -> None:
+def test_trash_then_410_then_force_delete_then_404(client: httpx.Client, wordpress: WordPressFake) -> None:
     post = client.post("/wp/v2/posts", json={"title": "Bye", "status": "publish"}).json()
     trashed = client.delete(f"/wp/v2/posts/{post['id']}")
     assert trashed.status_code == 200 and trashed.json()["status"] == "trash"
@@ -244,7 +218,7 @@ def test_trash_then_410_then_force_delete_then_404(client: httpx.Client, fake: W
     assert gone.status_code == 200 and gone.json()["deleted"] is True
     assert gone.json()["previous"]["id"] == post["id"]
     assert error(client.get(f"/wp/v2/posts/{post['id']}")) == (404, "rest_post_invalid_id")
-    truth = fake.truth()["posts"][0]
+    truth = wordpress.truth()["posts"][0]
     assert truth["deleted"] is True and [e["action"] for e in truth["events"]] == ["create", "trash", "delete"]
 
 
@@ -288,8 +262,8 @@ def test_method_override_head_fields_and_envelope(client: httpx.Client) -> None:
     assert envelope.json()["body"]["code"] == "rest_post_invalid_id"
 
 
-def test_plain_permalink_rest_route_and_uploads_outside_the_api(clock: VirtualClock, fake: WordPressFake) -> None:
-    transport = Gate(clock, History(), [fake]).transport("plain")
+def test_plain_permalink_rest_route_and_uploads_outside_the_api(clock: VirtualClock, wordpress: WordPressFake) -> None:
+    transport = Gate(clock, History(), [wordpress]).transport("plain")
     with httpx.Client(base_url="http://wordpress.dh.test", transport=transport, auth=AUTH) as site:
         assert site.get("/", params={"rest_route": "/wp/v2/posts"}).status_code == 200
         assert site.get("/some-page/").status_code == 404

@@ -2,48 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from fakes.wordpress import WordPressFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
-
-AUTH = ("editor", "abcd EFGH ijkl MNOP qrst UVWX")
-ROOT = "http://wordpress.dh.test/wp-json"
-
-
-@pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock()
-
-
-@pytest.fixture
-def fake(clock: VirtualClock) -> WordPressFake:
-    return WordPressFake(clock)
-
-
-@pytest.fixture
-def client(clock: VirtualClock, fake: WordPressFake) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=ROOT, transport=Gate(clock, History(), [fake]).transport("t"), auth=AUTH) as c:
-        yield c
 
 
 def update(client: httpx.Client, body: dict[str, Any]) -> httpx.Response:
     return client.post("/rankmath/v1/updateMeta", json=body)
 
 
-def test_writes_rank_math_keys_only_and_answers_slug_and_schemas(client: httpx.Client, fake: WordPressFake) -> None:
+def test_writes_rank_math_keys_only_and_answers_slug_and_schemas(client: httpx.Client, wordpress: WordPressFake) -> None:
     post = client.post("/wp/v2/posts", json={"title": "x"}).json()["id"]
     r = update(client, {"objectType": "post", "objectID": post, "meta": {
         "rank_math_title": "SEO <b>title</b>", "rank_math_description": "Desc",
         "rank_math_focus_keyword": "a,b", "other_key": "ignored"}})
     assert r.status_code == 200 and r.json() == {"slug": True, "schemas": []}
-    truth = fake.truth()["posts"][0]
+    truth = wordpress.truth()["posts"][0]
     assert truth["rank_math"] == {"rank_math_description": "Desc", "rank_math_focus_keyword": "a,b",
                                   "rank_math_title": "SEO title"}
     assert truth["events"][-1]["action"] == "rank_math"
@@ -51,14 +28,14 @@ def test_writes_rank_math_keys_only_and_answers_slug_and_schemas(client: httpx.C
     assert client.get(f"/wp/v2/posts/{post}", params={"context": "edit"}).json()["meta"] == {"operation_key": ""}
 
 
-def test_empty_value_deletes_and_unchanged_values_are_no_mutation(client: httpx.Client, fake: WordPressFake) -> None:
+def test_empty_value_deletes_and_unchanged_values_are_no_mutation(client: httpx.Client, wordpress: WordPressFake) -> None:
     post = client.post("/wp/v2/posts", json={"title": "x"}).json()["id"]
     update(client, {"objectType": "post", "objectID": post, "meta": {"rank_math_title": "T"}})
-    before = fake.mutations()
+    before = wordpress.mutations()
     update(client, {"objectType": "post", "objectID": post, "meta": {"rank_math_title": "T"}})
-    assert fake.mutations() == before
+    assert wordpress.mutations() == before
     update(client, {"objectType": "post", "objectID": post, "meta": {"rank_math_title": ""}})
-    assert fake.truth()["posts"][0]["rank_math"] == {} and fake.mutations() == before + 1
+    assert wordpress.truth()["posts"][0]["rank_math"] == {} and wordpress.mutations() == before + 1
 
 
 def test_permalink_changes_the_slug(client: httpx.Client) -> None:
@@ -82,12 +59,11 @@ def test_missing_and_empty_parameters_are_400(client: httpx.Client) -> None:
     assert empty.json()["data"]["details"]["meta"]["code"] == "param_value_empty"
 
 
-def test_visitor_cannot_edit(clock: VirtualClock, fake: WordPressFake, client: httpx.Client) -> None:
+def test_visitor_cannot_edit(wordpress: WordPressFake, client: httpx.Client, anon: httpx.Client) -> None:
     post = client.post("/wp/v2/posts", json={"title": "x"}).json()["id"]
-    with httpx.Client(base_url=ROOT, transport=Gate(clock, History(), [fake]).transport("a")) as anon:
-        r = update(anon, {"objectType": "post", "objectID": post, "meta": {"rank_math_title": "x"}})
+    r = update(anon, {"objectType": "post", "objectID": post, "meta": {"rank_math_title": "x"}})
     assert (r.status_code, r.json()["code"]) == (401, "rest_cannot_edit")
-    assert fake.truth()["posts"][0]["rank_math"] == {}
+    assert wordpress.truth()["posts"][0]["rank_math"] == {}
 
 
 def test_only_post_objects(client: httpx.Client) -> None:

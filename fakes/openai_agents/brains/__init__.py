@@ -1,5 +1,5 @@
 """Scripted agents ("brains") for the fake sessions API: the ``Brain`` protocol, its outputs, and
-one brain per workload (``ArticleBrain``; the coding brain comes with the executor slice).
+one brain per workload (``ArticleBrain``, ``CodingBrain``).
 
 What it deliberately does not do: hold session state or talk HTTP; the fake drives the brains.
 """
@@ -8,29 +8,36 @@ from fakes.openai_agents.brains._png import tiny_png
 from fakes.openai_agents.brains._protocol import (
     Brain,
     BrainFactory,
+    CaptureArtifact,
     Commentary,
     Fail,
     FinalAnswer,
     FunctionCall,
     Output,
     Reasoning,
+    RunCommand,
     Step,
     ToolResult,
     output_text,
 )
 from fakes.openai_agents.brains.article import ArticleBrain, ArticleJob, watermark
+from fakes.openai_agents.brains.coding import CodingBrain, CodingJob
 
 __all__ = [
     "ArticleBrain",
     "ArticleJob",
     "Brain",
     "BrainFactory",
+    "CaptureArtifact",
+    "CodingBrain",
+    "CodingJob",
     "Commentary",
     "Fail",
     "FinalAnswer",
     "FunctionCall",
     "Output",
     "Reasoning",
+    "RunCommand",
     "Step",
     "ToolResult",
     "output_text",

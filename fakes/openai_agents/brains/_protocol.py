@@ -11,14 +11,15 @@ including this turn's new user message or tool results) and the inputs that trig
 A brain should re-plan from ``step.items`` rather than from private memory: that is what makes
 it re-issue an unanswered action after a "continue", as real models do.
 
-The outputs are appended to the turn in order. Zero or more ``Reasoning``/``Commentary``, then
-at most one kind of ending:
+The outputs are appended to the turn in order. Zero or more notes (``Reasoning``/``Commentary``)
+and work (``RunCommand``/``CaptureArtifact``, done at once in the session's hosted environment;
+``step.environment`` and ``step.artifacts`` show its state), then at most one kind of ending:
 
 * one or more ``FunctionCall`` - the turn waits (``waiting``; session ``requires_action``) until a
   tool result arrives for every call, then the brain thinks again;
 * ``FinalAnswer`` - an assistant message with ``phase: final_answer``; the turn completes;
 * ``Fail`` - the turn fails with ``error{code, message}`` and the session fails;
-* nothing - the turn completes without an answer.
+* nothing - after work, the brain thinks again; without work, the turn completes unanswered.
 
 A ``FunctionCall`` declares its provenance (job, version, role) and the business payloads it
 carries (digests of bytes, watermark strings); the fake records them as ground truth the
@@ -38,12 +39,14 @@ from typing import Any, Protocol
 __all__ = [
     "Brain",
     "BrainFactory",
+    "CaptureArtifact",
     "Commentary",
     "Fail",
     "FinalAnswer",
     "FunctionCall",
     "Output",
     "Reasoning",
+    "RunCommand",
     "Step",
     "ToolResult",
     "output_text",
@@ -75,6 +78,7 @@ class FunctionCall:
     role: str = ""                              # e.g. "image:2", "article", "article:seo"
     payload_sha256: tuple[str, ...] = ()        # digests of business bytes inside the arguments
     watermarks: tuple[str, ...] = ()            # marker strings embedded in the arguments
+    facts: Mapping[str, Any] = field(default_factory=dict)  # extra ground truth (e.g. tests_reset_count)
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,27 @@ class Fail:
     message: str
 
 
-Output = Reasoning | Commentary | FunctionCall | FinalAnswer | Fail
+@dataclass(frozen=True)
+class RunCommand:
+    """Work: a command the agent runs in its hosted environment (a ``command_execution`` item).
+
+    ``content`` is the stdin of ``write <path>``. Work may be mixed with notes; outputs that end
+    with work and no ending make the agent think again once the commands have run.
+    """
+
+    command: str
+    content: bytes | None = None
+    cwd: str = "/workspace"
+
+
+@dataclass(frozen=True)
+class CaptureArtifact:
+    """Work: publish the environment file at ``path`` as a ``SessionArtifact`` of this turn."""
+
+    path: str
+
+
+Output = Reasoning | Commentary | RunCommand | CaptureArtifact | FunctionCall | FinalAnswer | Fail
 
 
 @dataclass(frozen=True)
@@ -115,6 +139,8 @@ class Step:
     items: tuple[Mapping[str, Any], ...]        # the session's items, oldest first (wire dicts)
     user_text: str | None = None                # the user message(s) that started this turn
     results: tuple[ToolResult, ...] = field(default_factory=tuple)  # results that resumed it
+    environment: Mapping[str, Any] | None = None  # hosted: {id, type, status, reset_count}; else None
+    artifacts: tuple[Mapping[str, Any], ...] = ()  # the session's live SessionArtifact objects, oldest first
 
 
 class Brain(Protocol):

@@ -1,0 +1,45 @@
+"""Faults on webhooks the sessions API sends to the candidate (fired by the World's delivery).
+
+Their trigger names the webhook: ``at: {service: webhooks, method: POST, route: /agent.session.idle}``
+(``route`` is ``/`` + the webhook event type; ``*`` matches any).
+
+* ``duplicate_webhook``: after delivering the n-th matching webhook, deliver it again, byte for
+  byte (at-least-once delivery; the same ``webhook-id``).
+* ``forge_webhook``: before the n-th matching webhook, deliver a forgery: ``forgery`` is
+  ``bad_signature`` (signed with a wrong key), ``stale_timestamp`` (correctly signed, 600 s old)
+  or ``replay`` (an earlier delivery again); ``event_type`` says what the forgery claims
+  (default: the type of the webhook it precedes).
+"""
+
+from __future__ import annotations
+
+from harness.faults._base import Action, FaultContext
+from harness.faults._registry import fault_kind
+from harness.faults._request_fault import RequestFault
+
+__all__ = ["DuplicateWebhook", "ForgeWebhook", "WebhookAction"]
+
+
+class WebhookAction(Action):
+    def __init__(self, kind: str, forgery: str = "", event_type: str | None = None) -> None:
+        self.kind = kind
+        self.forgery = forgery
+        self.event_type = event_type
+
+
+@fault_kind("duplicate_webhook")
+class DuplicateWebhook(RequestFault):
+    point = "after"
+
+    def action(self, ctx: FaultContext) -> Action:
+        return WebhookAction("duplicate")
+
+
+@fault_kind("forge_webhook")
+class ForgeWebhook(RequestFault):
+    point = "before"
+
+    def action(self, ctx: FaultContext) -> Action:
+        event_type = self.params.get("event_type")
+        return WebhookAction("forge", str(self.params.get("forgery", "bad_signature")),
+                             str(event_type) if event_type else None)
