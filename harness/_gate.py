@@ -24,7 +24,7 @@ from fakes import Request, Response
 from harness._clock import VirtualClock
 from harness._history import History
 from harness.candidate._protocol import CandidateCrashed
-from harness.faults import Action, Crash, Cut, Drop, Duplicate, FaultContext, Lose, RequestFault, Respond
+from harness.faults import Action, Crash, Cut, Drop, Duplicate, Effect, FaultContext, Lose, RequestFault, Respond
 
 __all__ = ["Gate", "Service"]
 
@@ -45,13 +45,15 @@ class Service(Protocol):
 
 class Gate:
     def __init__(self, clock: VirtualClock, history: History, services: Sequence[Service],
-                 faults: Sequence[RequestFault] = ()) -> None:
+                 faults: Sequence[RequestFault] = (),
+                 effects: Mapping[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]] | None = None) -> None:
         self.clock = clock
         self.history = history
         self.services = {s.host: s for s in services}
         self.faults = list(faults)
         self.healed = False
         self.requests = 0
+        self.effects = dict(effects or {})
 
     def heal(self) -> None:
         """Lift every fault: from now on requests are delivered as they are."""
@@ -80,7 +82,9 @@ class Gate:
 
         for fault in armed:
             action = fault.before(ctx)
-            if action is not None:
+            if isinstance(action, Effect):
+                self._apply_effect(fault, action, ctx)
+            elif action is not None:
                 return self._act_before(fault, action, ctx, raw)
 
         before = service.mutations()
@@ -139,6 +143,16 @@ class Gate:
         if cut.mode == "reset":
             yield event[: len(event) // 2]  # a truncated event, then the connection dies
             raise httpx.RemoteProtocolError("peer closed connection without sending complete message body (injected)")
+
+    def _apply_effect(self, fault: RequestFault, effect: Effect, ctx: FaultContext) -> None:
+        apply = self.effects.get(effect.name)
+        if apply is None:
+            raise KeyError(f"fault {fault.kind!r} needs the world effect {effect.name!r}, which this world lacks")
+        evidence = apply(effect.params)
+        if evidence is None:  # nothing to act on: this firing did not happen
+            fault.state.fired -= 1
+            return
+        self._record_fault(fault, ctx, {"effect": effect.name, **evidence})
 
     def _act_before(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request) -> httpx.Response:
         if isinstance(action, Respond):

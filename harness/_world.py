@@ -8,6 +8,7 @@ and redacted from everything the run writes.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -16,6 +17,7 @@ import openai
 
 from fakes.openai_agents import SessionsFake
 from fakes.openai_agents.brains.article import ArticleBrain
+from fakes.openai_agents.brains.coding import CodingBrain
 from fakes.wordpress import WordPressFake
 from harness._clock import VirtualClock
 from harness._gate import Gate
@@ -25,9 +27,14 @@ from harness._seeds import component_random, derive_seed
 from harness.candidate import CandidateEnv
 from harness.faults import RequestFault, get_fault_kind
 from harness.scenario import Scenario
-from harness.workloads import build_job
+from harness.workloads import build_coding_job, build_job
 
 __all__ = ["World"]
+
+_WORKLOADS: dict[str, tuple[Callable[[str, str, Mapping[str, Any]], dict[str, Any]], Any]] = {
+    "article": (build_job, ArticleBrain),
+    "coding": (build_coding_job, CodingBrain),
+}
 
 OPENAI_HOST = "openai.dh.test"
 WORDPRESS_HOST = "wordpress.dh.test"
@@ -48,18 +55,19 @@ class World:
         self.webhook_secret = "whsec_" + base64.b64encode(secrets.randbytes(32)).decode()
         self.approvals_token = "apr-" + "".join(secrets.choice("0123456789abcdef") for _ in range(24))
         w = scenario.workload
-        self.job: dict[str, Any] = build_job(w.job_id, w.task_version, w.params)
+        builder, brain = _WORKLOADS[w.kind]
+        self.job: dict[str, Any] = builder(w.job_id, w.task_version, w.params)
         self.wordpress = WordPressFake(self.clock, username="editor", app_password=self.app_password,
                                        auth_mode=scenario.wordpress_auth_mode, site_url=f"http://{WORDPRESS_HOST}")
         self.openai = SessionsFake(
             self.clock, component_random(seed, "fakes.openai_agents"), api_key=self.api_key,
-            brains=ArticleBrain.factory({(w.job_id, w.task_version): self.job}, derive_seed(seed, "brain.article")),
+            brains=brain.factory({(w.job_id, w.task_version): self.job}, derive_seed(seed, f"brain.{w.kind}")),
             webhook_secret=self.webhook_secret,
         )
         self.faults: list[RequestFault] = [
             get_fault_kind(f.kind)(i, f.at, f.params) for i, f in enumerate(scenario.faults)
         ]
-        self.gate = Gate(self.clock, self.history, [self.openai, self.wordpress], self.faults)
+        self.gate = Gate(self.clock, self.history, [self.openai, self.wordpress], self.faults, effects=self._effects())
         self.webhooks = WebhookDelivery(self.openai, self.clock, self.history, self.faults)
         self.clock.on_jump(self._record_jump)
         self._clients: list[httpx.Client] = []
@@ -92,6 +100,34 @@ class World:
             database_url=self.database_url(), worker_id=worker_id, run_id=self.run_id,
             clock=self.clock, openai=client, http=http,
         )
+
+    def _effects(self) -> dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]]:
+        """What faults may do to the world besides a request: the executor's fault hooks."""
+        executor = self.openai.executor
+
+        def sandbox() -> str | None:
+            ids = executor.environment_ids()
+            return ids[0] if ids else None
+
+        def kill(params: Mapping[str, Any]) -> dict[str, Any] | None:
+            env = sandbox()
+            return None if env is None else {"environment_id": env, "processes_killed": executor.kill(env)}
+
+        def replace(params: Mapping[str, Any]) -> dict[str, Any] | None:
+            env = sandbox()
+            return None if env is None else {"environment_id": env, "reset_count": executor.replace(env)}
+
+        def disconnect(params: Mapping[str, Any]) -> dict[str, Any] | None:
+            env = sandbox()
+            if env is None:
+                return None
+            closes_at = executor.disconnect(env)
+            after = params.get("reconnect_after_s")
+            if after is not None:
+                self.clock.call_later(float(after), lambda: executor.reconnect(env))
+            return {"environment_id": env, "window_closes_at_s": closes_at, "reconnect_after_s": after}
+
+        return {"kill_executor": kill, "replace_executor": replace, "disconnect_executor": disconnect}
 
     def truth(self) -> dict[str, Any]:
         return {"wordpress": self.wordpress.truth(), "openai": self.openai.truth()}

@@ -13,7 +13,7 @@ import pytest
 REPO = Path(__file__).parents[1]
 FRONT_DOORS = [
     "harness", "harness.candidate", "harness.checkers", "harness.faults", "harness.scenario", "harness.workloads",
-    "fakes", "fakes.openai_agents", "fakes.wordpress", "reports", "candidates.mutants", "candidates.reference",
+    "fakes", "fakes.executor", "fakes.openai_agents", "fakes.wordpress", "reports", "candidates.mutants", "candidates.reference",
 ]
 
 

@@ -26,6 +26,9 @@ _TOOLS: dict[str, tuple[str, dict[str, Any], list[str]]] = {
     "wp_append_block": ("Append a block to the post content once.",
                         {"post_id": _INT, "block_id": _STR, "html": _STR}, ["post_id", "block_id", "html"]),
     "wp_publish": ("Publish the post (only with an approval in force).", {"post_id": _INT}, ["post_id"]),
+    "deliver_result": ("Deliver the report artifact with its digest and the test result.",
+                       {"artifact_id": _STR, "path": _STR, "sha256": _STR, "tests": {"type": "object"}},
+                       ["artifact_id", "sha256", "tests"]),
 }
 
 
@@ -41,7 +44,9 @@ def function_tools(allowed: Sequence[str]) -> list[dict[str, Any]]:
 
 def task_prompt(job: Mapping[str, Any]) -> str:
     return (
-        "Write and stage a WordPress article for this job. Use only the tools given; never publish without approval.\n"
+        ("Write and stage a WordPress article for this job. Use only the tools given; never publish without approval.\n"
+         if job.get("workload") != "coding" else
+         "Implement the module, test it in the sandbox, and deliver the report with deliver_result.\n") +
         f"job_id: {job['job_id']}\ntask_version: {job['task_version']}\n"
         f"input: {json.dumps(job.get('input', {}), sort_keys=True)}"
     )

@@ -18,6 +18,7 @@ from typing import Any
 import openai
 
 from candidates.reference._agent import function_tools, task_prompt
+from candidates.reference._coding import RERUN_MESSAGE, CodingTools
 from candidates.reference._safeguards import Safeguards
 from candidates.reference._store import JobRow, Store
 from candidates.reference._tools import ToolOutcome, ToolRunner
@@ -26,8 +27,9 @@ from candidates.reference._wordpress import WordPress
 __all__ = ["ReferencePlane"]
 
 PHASES = ("accepted", "session_started", "media_uploaded", "draft_created", "post_updated", "seo_set", "verified",
-          "awaiting_approval")
-_TOOL_PHASE = {"wp_upload_media": "media_uploaded", "wp_create_draft": "draft_created", "wp_update_post": "post_updated",
+          "awaiting_approval", "delivered")
+_MAX_RERUNS = 2
+_TOOL_PHASE = {"deliver_result": "delivered", "wp_upload_media": "media_uploaded", "wp_create_draft": "draft_created", "wp_update_post": "post_updated",
                "wp_set_seo": "seo_set", "wp_get_post": "verified"}
 _ANSWER_ATTEMPTS = 4
 _WAKE = ("agent.session.requires_action", "agent.session.idle", "agent.session.failed")
@@ -46,6 +48,7 @@ class ReferencePlane:
         self.api: openai.OpenAI = env.openai
         wp = WordPress(env.http, env.wordpress_url, env.wordpress_username, env.wordpress_app_password)
         self.tools = ToolRunner(self.store, wp, env.clock.sleep, self.sg)
+        self.coding = CodingTools(self.api, self.store, self.sg)
         self._seen: set[tuple[str, str]] = set()
 
     # -- control API -----------------------------------------------------------------------
@@ -133,7 +136,7 @@ class ReferencePlane:
             progressed = False
             for action in session.required_actions:
                 if action.type == "function_call":
-                    progressed = self._handle_call(job, job.session_id, action) or progressed
+                    progressed = self._handle_call(job, session, action) or progressed
             return progressed
         if session.status == "failed":
             self._finish(job, "failed", note=f"session failed: {session.error}")
@@ -222,8 +225,9 @@ class ReferencePlane:
             agent: Any = {"model": "gpt-5.1", "instructions": "You are a careful editorial agent.",
                           "tools": function_tools(spec["allowed_tools"])}
             try:
+                environment: Any = {"type": "openai_hosted"} if spec.get("workload") == "coding" else {"type": "none"}
                 created = self.api.beta.agents.sessions.create(
-                    environment={"type": "none"}, agent=agent, input=task_prompt(spec), metadata=meta)
+                    environment=environment, agent=agent, input=task_prompt(spec), metadata=meta)
             except (openai.APIConnectionError, openai.APIStatusError):
                 return True  # it may exist now: the next step lists again before creating
             if self.sg.resume_existing_session:
@@ -235,7 +239,8 @@ class ReferencePlane:
         self._seen.add((job.job_id, job.task_version))
         return True
 
-    def _handle_call(self, job: JobRow, session_id: str, action: Any) -> bool:
+    def _handle_call(self, job: JobRow, session: Any, action: Any) -> bool:
+        session_id = str(session.id)
         args = action.arguments
         if isinstance(args, str):
             try:
@@ -246,6 +251,12 @@ class ReferencePlane:
             outcome = ToolOutcome("failure", error="arguments are not a JSON object")
         elif action.name not in job.spec.get("allowed_tools", []):
             outcome = ToolOutcome("failure", error=f"tool {action.name!r} is not allowed for this job")
+        elif action.name == "deliver_result":
+            environment_id = getattr(session.environment, "id", None)
+            outcome, rerun = self.coding.deliver_result(job, session_id, environment_id, args)
+            if rerun:
+                fresh = self.store.jobs(job.job_id)[-1]
+                self.store.update_job(fresh, checkpoint={**fresh.checkpoint, "rerun_needed": True})
         else:
             outcome = self.tools.run(job, action.name, args)
         if outcome.status == "pending":
@@ -262,6 +273,9 @@ class ReferencePlane:
             checkpoint["remote"]["media_ids"].append(output.get("media_id"))
         if tool == "wp_create_draft":
             checkpoint["remote"]["wordpress_post_id"] = output.get("post_id")
+        if tool == "deliver_result":
+            checkpoint["artifacts"] = [{"role": "report", "sha256": output.get("sha256"),
+                                        "uri": f"artifact://{job.session_id}/{output.get('artifact_id')}"}]
         if tool == "wp_get_post" and (output.get("post_id") != checkpoint["remote"]["wordpress_post_id"]
                                       or output.get("status") != "draft"):
             return  # the read-back does not match what we created: not verified
@@ -325,6 +339,8 @@ class ReferencePlane:
 
     def _settle(self, job: JobRow) -> bool:
         """The agent's turn is over. Its completion is not the task's: judge by the ledger."""
+        if job.spec.get("workload") == "coding":
+            return self._settle_coding(job)
         if not self.sg.judge_by_ledger:  # the bug: a completed turn is taken as a finished job
             checkpoint = {**job.checkpoint, "phase": "awaiting_approval", "approval_status": "awaiting"}
             self.store.update_job(job, phase="awaiting_approval", checkpoint=checkpoint, outcome="needs_human")
@@ -338,6 +354,24 @@ class ReferencePlane:
             self.store.update_job(job, phase="awaiting_approval", checkpoint=checkpoint, outcome="needs_human")
         else:
             self._finish(job, "failed", note=f"the agent finished at phase {job.phase!r} without a verified draft")
+        return True
+
+    def _settle_coding(self, job: JobRow) -> bool:
+        if job.phase == "delivered":
+            self.store.update_job(job, outcome="completed")
+            return True
+        reruns = int(job.checkpoint.get("reruns", 0))
+        if job.checkpoint.get("rerun_needed") and reruns < _MAX_RERUNS and job.session_id is not None:
+            message: Any = [{"type": "agent.session.input.message",
+                             "input": [{"role": "user", "content": [{"type": "input_text", "text": RERUN_MESSAGE}]}]}]
+            try:
+                self.api.beta.agents.sessions.events.create(job.session_id, events=message,
+                                                            idempotency_key=f"{job.session_id}/rerun/{reruns + 1}")
+            except (openai.APIConnectionError, openai.APIStatusError):
+                return False
+            self.store.update_job(job, checkpoint={**job.checkpoint, "rerun_needed": False, "reruns": reruns + 1})
+            return True
+        self._finish(job, "failed", note=f"the agent finished at phase {job.phase!r} without a delivered result")
         return True
 
     def _finish(self, job: JobRow, outcome: str, note: str) -> None:

@@ -31,3 +31,5 @@ class Safeguards:
     read_after_drop: bool = True
     # A webhook is acted on only after its signature and timestamp check out.
     verify_webhooks: bool = True
+    # A delivered result is checked against the sandbox as it is now, not trusted by environment id.
+    verify_environment: bool = True

@@ -1,7 +1,7 @@
 """Fault kinds (the nemesis), one module each, registered by name."""
 
-from harness.faults import crash, drop_stream, duplicate_events, http_error, lose_response, unknown_pending_tool_call, webhook_faults  # noqa: F401  (registration)
-from harness.faults._base import Action, Crash, Cut, Deliver, Drop, Duplicate, FaultContext, Lose, Respond, Trigger
+from harness.faults import crash, drop_stream, duplicate_events, executor_faults, http_error, lose_response, unknown_pending_tool_call, webhook_faults  # noqa: F401  (registration)
+from harness.faults._base import Action, Crash, Cut, Deliver, Drop, Duplicate, Effect, FaultContext, Lose, Respond, Trigger
 from harness.faults._registry import fault_kind, fault_kinds, get_fault_kind
 from harness.faults._request_fault import RequestFault
 
@@ -12,6 +12,7 @@ __all__ = [
     "Deliver",
     "Drop",
     "Duplicate",
+    "Effect",
     "FaultContext",
     "Lose",
     "RequestFault",

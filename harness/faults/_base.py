@@ -17,7 +17,7 @@ from typing import Any
 
 from fakes import Request, Response
 
-__all__ = ["Action", "Crash", "Cut", "Deliver", "Drop", "Duplicate", "FaultContext", "Lose", "Respond", "Trigger"]
+__all__ = ["Action", "Crash", "Cut", "Deliver", "Drop", "Duplicate", "Effect", "FaultContext", "Lose", "Respond", "Trigger"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,15 @@ class Duplicate(Action):
     """Events number ``events`` (1-based) of a streamed response are delivered twice (at-least-once)."""
 
     events: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Effect(Action):
+    """Do something to the world (``name`` is one of the World's effects, e.g. ``replace_executor``),
+    then deliver the request as usual."""
+
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

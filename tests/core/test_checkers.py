@@ -179,6 +179,25 @@ def test_wrong_checkpoint_advances_judges_each_report_at_its_time() -> None:
     assert "approval" in judge(approved).because
 
 
+def test_wrong_checkpoint_advances_refuses_a_report_from_a_replaced_sandbox() -> None:
+    oa = {"payloads": {"aa": {"job_id": "job-1", "task_version": "1", "role": "report", "environment_id": "env1",
+                              "tests_reset_count": 0}},
+          "artifacts": [{"id": "art1", "sha256": "aa"}],
+          "executor": {"environments": [{"id": "env1", "status_history": [
+              {"at_s": 0.0, "reset_count": 0}, {"at_s": 5.0, "reset_count": 1}]}]}}
+
+    def judge(t: float, sha: str = "aa") -> CheckResult:
+        h = History()
+        h.append(t, "report", "worker-1", {"task_version": "1", "checkpoint": {
+            "phase": "delivered", "artifacts": [{"role": "report", "sha256": sha, "uri": "artifact://s/art1"}]}})
+        return run_checkers(CheckInput(h, {"openai": oa}, good_claims(), SCENARIO, JOB, []), ["wrong_checkpoint_advances"])[0]
+
+    assert judge(4.0).verdict == "pass"
+    stale = judge(6.0)
+    assert stale.verdict == "fail" and "before the executor was replaced" in stale.because
+    assert "no artifact the agent delivered" in judge(4.0, sha="bb").because
+
+
 def test_ledger_mismatches() -> None:
     truth = world()
     truth["wordpress"]["posts"][0]["meta"] = {"operation_key": "k-draft"}
