@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +31,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
     except (ScenarioError, CandidateSpecError) as err:
         print(f"durable-harness: error: {err}", file=sys.stderr)
+        return 3
+    except BrokenPipeError:  # `durable-harness run | head`: the reader left; the report is written
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 3
     return code
 
@@ -187,7 +191,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 def _print_line(doc: dict[str, Any]) -> None:
     mark = {"pass": "PASS", "fail": "FAIL", "unknown": "UNKNOWN"}[doc["verdict"]]
-    counters = " ".join(f"{k}={v}" for k, v in sorted(doc["counters"].items()) if v)
+    counters = " ".join(f"{c['name']}={c['count']}" for c in sorted(doc["checkers"], key=lambda c: c["name"])
+                        if c["verdict"] != "pass")
     print(f"{mark:8} {doc['scenario']['id']:34} {counters or ''}  history {doc['history']['digest'][:16]}")
     if doc["verdict"] != "pass":
         if doc.get("error"):

@@ -2,7 +2,7 @@
 
 from harness.checkers import (  # noqa: F401  (registration)
     duplicate_drafts, duplicate_media, faults_fired, ledger_mismatches, leftover_unknowns, progress_loss, resubmitted_tasks, stuck_jobs,
-    wrong_checkpoint_advances, wrong_outcome,
+    unreported_effects, wrong_checkpoint_advances, wrong_outcome,
 )
 from harness.checkers._base import (
     CheckInput, CheckResult, Checker, Witness, checker, checker_names, combine, run_checkers, witness,

@@ -234,7 +234,17 @@ def test_progress_loss_is_bounded_by_the_scenario() -> None:
     assert run("progress_loss", History(), {"openai": {"tool_calls": calls[:1]}}, good_claims()).verdict == "pass"
 
 
+def test_unreported_effects() -> None:
+    calls = [{"job_id": "job-1", "task_version": "1", "role": "article", "call_id": "c1", "answered": False, "name": "wp_create_draft"},
+             {"job_id": "job-1", "task_version": "1", "role": "article", "call_id": "c2", "answered": True}]
+    truth = {"wordpress": {"posts": [post(7)]}, "openai": {"tool_calls": calls}}
+    r = run("unreported_effects", History(), truth, good_claims())
+    assert (r.verdict, r.count) == ("fail", 1) and "c1" in r.because
+    nothing_done = {"wordpress": {"posts": []}, "openai": {"tool_calls": calls}}
+    assert run("unreported_effects", History(), nothing_done, good_claims()).verdict == "pass"
+
+
 def test_every_registered_checker_is_tested_here() -> None:
     assert set(checker_names()) == {
         "duplicate_drafts", "duplicate_media", "faults_fired", "leftover_unknowns", "wrong_outcome", "resubmitted_tasks",
-        "wrong_checkpoint_advances", "ledger_mismatches", "stuck_jobs", "progress_loss"}
+        "wrong_checkpoint_advances", "ledger_mismatches", "stuck_jobs", "progress_loss", "unreported_effects"}
