@@ -21,7 +21,7 @@ run: $(STAMP)
 
 ## test: the whole test suite, slow sweeps included (what CI runs)
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "slow or not slow" -q
+	$(BIN)/python -m pytest -m "slow or not slow" -q -n auto
 
 ## test-fast: the fast tests only (the default of a bare `pytest`)
 test-fast: $(STAMP)

@@ -1,7 +1,8 @@
-"""Scenario runs per second, in-process, and the memory a run holds.
+"""Scenario runs per second, in-process; the crash-point sweep's time; the memory a run holds.
 
-Usage: python benchmarks/bench_runs.py [--repeat N] [--candidate SPEC]
-Prints one line per scenario (runs/s, ms/run, requests/run, history entries) and the catalogue total.
+Usage: python benchmarks/bench_runs.py [--repeat N] [--candidate SPEC] [--no-sweep]
+Prints one line per scenario (runs/s, ms/run, requests/run, history entries), the catalogue total,
+then the sweep of the baseline (points, seconds, points/s).
 Wall-clock time is measured here, in the benchmark, never inside the harness.
 """
 
@@ -21,6 +22,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--candidate", default="reference")
+    parser.add_argument("--no-sweep", action="store_true")
     args = parser.parse_args()
     scenarios = load_scenarios([REPO / "scenarios"])
     run_scenario(scenarios[0], args.candidate)  # warm imports
@@ -36,6 +38,16 @@ def main() -> None:
         print(f"{s.id:32} {args.repeat / elapsed:8.1f} {1000 * elapsed / args.repeat:8.1f} "
               f"{doc['timings']['requests']:9d} {doc['history']['entries']:8d}")
     print(f"{'catalogue':32} {total_runs / total_s:8.1f} {1000 * total_s / total_runs:8.1f}   ({total_runs} runs, {len(scenarios)} scenarios, candidate {args.candidate})")
+    if not args.no_sweep:
+        from harness._sweep import sweep
+
+        base = next(s for s in scenarios if s.id == "baseline")
+        start = time.perf_counter()
+        results = list(sweep(base, args.candidate))
+        elapsed = time.perf_counter() - start
+        passed = sum(1 for _, d in results if d["verdict"] == "pass")
+        print(f"crash-point sweep of baseline: {len(results)} points ({len(results) // 2} requests x before/after), "
+              f"{passed} passed, {elapsed:.1f} s, {len(results) / elapsed:.1f} points/s")
     tracemalloc.start()
     run_scenario(scenarios[0], args.candidate)
     _, peak = tracemalloc.get_traced_memory()
