@@ -19,6 +19,8 @@ request, as the gate does).
 
 from __future__ import annotations
 
+import asyncio
+
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from typing import Any, Protocol
 
@@ -71,15 +73,24 @@ def _translate(response: Response) -> StarletteResponse:
     return StreamingResponse(_chunks(response.stream), status_code=response.status, headers=headers)
 
 
+KEEPALIVE_PACE_S = 0.02
+
+
 async def _chunks(stream: Callable[[], Iterator[bytes]]) -> AsyncIterator[bytes]:
     iterator = stream()
     try:
         for chunk in iterator:
             if chunk:
                 yield chunk
-            # A send to a fast (or gone) client may not suspend: let other requests and Starlette's
-            # disconnect listener run between steps, so a stream never monopolises the loop.
-            await checkpoint()
+            if chunk.startswith(b":"):
+                # A comment is a keepalive: nothing is happening. On a real socket, pace the quiet
+                # in real time, or a stream on an idle session would spin through its virtual
+                # keepalives (and its idle close) faster than any client reads them.
+                await asyncio.sleep(KEEPALIVE_PACE_S)
+            else:
+                # A send to a fast (or gone) client may not suspend: let other requests and Starlette's
+                # disconnect listener run between steps, so a stream never monopolises the loop.
+                await checkpoint()
     finally:
         close = getattr(iterator, "close", None)
         if callable(close):
