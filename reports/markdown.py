@@ -1,7 +1,8 @@
 """The Markdown summary of a set of runs, for CI job pages (e.g. a GitHub step summary).
 
 Layout: a headline (how many scenarios, how many pass / fail / unknown, which candidates), a
-verdict matrix (one row per run: the verdict, then every counter, nonzero counters marked), then one
+verdict matrix (one row per run: the verdict, then every counter; counters whose checker did not pass are marked,
+so a count within a scenario's bound reads plain), then one
 section per run that did not pass, with each failing or unknown checker's "because", its witnesses,
 faults that never fired, and the command that reproduces the run. Output is a pure function of the
 input documents: runs are sorted, nothing reads the wall clock, so equal input gives equal bytes.
@@ -81,9 +82,11 @@ def _matrix(runs: Sequence[Mapping[str, Any]]) -> list[str]:
         status = _status(run)
         cells = [_cell(run["scenario"]["id"]), *([_cell(run["candidate"])] if several else [])]
         cells.append(f"{_MARK[status]} {status}")
+        verdicts = {str(c["name"]): str(c["verdict"]) for c in run["checkers"]}
         for name in names:
             value = run["counters"].get(name)
-            cells.append("–" if value is None else f"{value} ❌" if value else "0")
+            mark = _MARK.get(verdicts.get(name, "fail" if value else "pass"), "") if verdicts.get(name, "pass") != "pass" else ""
+            cells.append("–" if value is None else f"{value} {mark}".strip() if (value or mark) else "0")
         lines.append(_row(cells))
     return lines
 

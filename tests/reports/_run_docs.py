@@ -29,8 +29,8 @@ def build_run(scenario_id: str, *, candidate: str = "reference", seed: int = 7) 
         "exit_code": 0,
         "error": None,
         "checkers": [
-            _checker("no_duplicate_drafts", "safety"),
-            _checker("no_duplicate_media", "safety"),
+            _checker("duplicate_drafts", "safety"),
+            _checker("duplicate_media", "safety"),
             _checker("no_stuck_jobs", "liveness"),
         ],
         "faults": [

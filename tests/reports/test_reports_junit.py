@@ -33,9 +33,9 @@ def test_failure_carries_because_witnesses_and_reproduce(runs: list[Doc]) -> Non
     assert failure is not None
     assert failure.attrib["type"] == "safety"
     assert failure.attrib["message"] == (
-        "safety fail: no_duplicate_drafts: 2 drafts for (job 1, v1, article); expected 1")
+        "safety fail: duplicate_drafts: 2 drafts for (job 1, v1, article); expected 1")
     text = failure.text or ""
-    assert "[safety] no_duplicate_drafts: fail (count 1)" in text
+    assert "[safety] duplicate_drafts: fail (count 1)" in text
     assert "  witness #19 t=4.500s worker-1 ok: POST /wp/v2/posts -> 201 id=8" in text
     assert text.endswith("reproduce: durable-harness run --candidate mutant:blind-retry "
                          "--scenario scenarios/lost_write.yaml --seed 7")

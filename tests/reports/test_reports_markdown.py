@@ -50,14 +50,14 @@ def test_single_candidate_has_no_candidate_column() -> None:
 
 def test_failing_run_shows_because_witnesses_and_reproduce(runs: list[Doc]) -> None:
     section = _section(render_summary(runs), "lost_write")
-    assert "#### ❌ `no_duplicate_drafts` (safety): fail, count 1" in section
+    assert "#### ❌ `duplicate_drafts` (safety): fail, count 1" in section
     assert "Because: 2 drafts for (job 1, v1, article); expected 1" in section
     assert "| 12 | 3.250 | worker-1 | info | POST /wp/v2/posts lost |" in section
     assert "| 19 | 4.500 | worker-1 | ok | POST /wp/v2/posts -&gt; 201 id=8 |" in section
     reproduce = ("```sh\ndurable-harness run --candidate mutant:blind-retry --scenario scenarios/lost_write.yaml"
                  " --seed 7\n```")
     assert reproduce in section
-    assert "no_duplicate_media" not in section  # passing checkers are not repeated
+    assert "duplicate_media" not in section  # passing checkers are not repeated
 
 
 def test_passing_run_has_no_section(runs: list[Doc]) -> None:
@@ -116,3 +116,13 @@ def test_invalid_run_is_refused_with_its_position() -> None:
 
 def test_harness_error_does_not_list_faults_it_never_reached(runs: list[Doc]) -> None:
     assert "did not fire" not in _section(render_summary(runs), "bad_candidate")
+
+
+def test_a_count_within_its_bound_reads_plain_and_a_failing_one_is_marked() -> None:
+    run = build_run("bounded")
+    run["counters"]["duplicate_media"] = 1  # its checker passed: e.g. a redone step within the scenario's bound
+    run["checkers"][1].update(count=1)
+    row = next(line for line in render_summary([run]).splitlines() if line.startswith("| bounded"))
+    assert row == "| bounded | ✅ pass | 0 | 1 | 0 |"
+    row = next(line for line in render_summary([failing(run)]).splitlines() if line.startswith("| bounded"))
+    assert row == "| bounded | ❌ fail | 1 ❌ | 1 | 0 |"

@@ -86,7 +86,7 @@ def test_exit_code_3_needs_an_error() -> None:
 INCONSISTENT = [
     ("verdict better than safety", lambda d: d.update(safety="fail", exit_code=1), "$.verdict: 'pass' but safety"),
     ("class hides its checker", lambda d: d["checkers"][0].update(verdict="fail"),
-     "$.safety: 'pass' but checker $.checkers[0] ('no_duplicate_drafts') says 'fail'"),
+     "$.safety: 'pass' but checker $.checkers[0] ('duplicate_drafts') says 'fail'"),
     ("exit code disagrees", lambda d: d.update(verdict="unknown", liveness="unknown"),
      "$.exit_code: 0 but verdict 'unknown' and safety 'pass' mean exit code 2"),
     ("fail without a failing class", lambda d: d.update(verdict="fail", exit_code=2),
