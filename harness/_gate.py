@@ -23,12 +23,13 @@ import respx
 from fakes import Request, Response
 from harness._clock import VirtualClock
 from harness._history import History
-from harness.candidate._protocol import CandidateCrashed
+from harness.candidate._protocol import CandidateCrashed, CandidateRunaway
 from harness.faults import Action, Crash, Cut, Drop, Duplicate, Effect, FaultContext, Lose, RequestFault, Respond
 
 __all__ = ["Gate", "Service"]
 
 _MAX_RECORDED_STR = 200
+MAX_REQUESTS_PER_STEP = 2000
 
 
 class Service(Protocol):
@@ -54,6 +55,12 @@ class Gate:
         self.healed = False
         self.requests = 0
         self.effects = dict(effects or {})
+        self.max_requests_per_step = MAX_REQUESTS_PER_STEP
+        self._step_requests = 0
+
+    def begin_step(self) -> None:
+        """A new step of the candidate: its request budget starts again."""
+        self._step_requests = 0
 
     def heal(self) -> None:
         """Lift every fault: from now on requests are delivered as they are."""
@@ -68,6 +75,11 @@ class Gate:
 
     # -- dispatch ------------------------------------------------------------------------
     def dispatch(self, process: str, raw: httpx.Request) -> httpx.Response:
+        self._step_requests += 1
+        if self._step_requests > self.max_requests_per_step:  # a runaway loop: stop it like a crash
+            why = f"made more than {self.max_requests_per_step} requests in one step (a runaway loop)"
+            self.history.append(self.clock.now(), "crash", process, {"because": why})
+            raise CandidateRunaway(f"{process}: {why}")
         self.clock.run_due()
         service = self.services[raw.url.host]
         request = Request.build(raw.method, raw.url.path, raw.url.query.decode("ascii"),

@@ -133,6 +133,7 @@ def _drive(world: World, driver: InProcessDriver, scenario: Scenario, job_id: st
     while steps < budget and clock.now() < scenario.expect.deadline_s:
         if not driver.alive:
             driver.restart("crashed")
+        world.gate.begin_step()
         progressed = bool(driver.call("step"))
         steps += 1
         if driver.alive and world.webhooks.pump(driver):

@@ -24,12 +24,39 @@ from harness._gate import Gate
 from harness._history import History
 from harness._webhook_delivery import WebhookDelivery
 from harness._seeds import component_random, derive_seed
-from harness.candidate import CandidateEnv
+from harness.candidate import CandidateCrashed, CandidateEnv
 from harness.faults import RequestFault, get_fault_kind
 from harness.scenario import Scenario
 from harness.workloads import build_coding_job, build_job
 
-__all__ = ["World"]
+__all__ = ["CandidateClockView", "World"]
+
+SLEEP_MARGIN_S = 3600.0
+
+
+class CandidateClockView:
+    """The clock as the candidate sees it: ``now``, ``unix`` and ``sleep`` of the run's virtual
+    clock, except that sleeping past the run's hard deadline kills the candidate (a candidate that
+    waits forever must not hang the harness)."""
+
+    def __init__(self, clock: VirtualClock, hard_deadline_s: float, history: History, process: str) -> None:
+        self._clock = clock
+        self._hard_deadline_s = hard_deadline_s
+        self._history = history
+        self._process = process
+
+    def now(self) -> float:
+        return self._clock.now()
+
+    def unix(self) -> int:
+        return self._clock.unix()
+
+    def sleep(self, seconds: float) -> None:
+        if self._clock.now() + seconds > self._hard_deadline_s:
+            why = f"slept past the run's hard deadline of {self._hard_deadline_s:g} s (waiting forever?)"
+            self._history.append(self._clock.now(), "crash", self._process, {"because": why})
+            raise CandidateCrashed(f"{self._process}: {why}")
+        self._clock.sleep(seconds)
 
 _WORKLOADS: dict[str, tuple[Callable[[str, str, Mapping[str, Any]], dict[str, Any]], Any]] = {
     "article": (build_job, ArticleBrain),
@@ -98,7 +125,8 @@ class World:
             wordpress_url=f"http://{WORDPRESS_HOST}", wordpress_username="editor", wordpress_app_password=self.app_password,
             approvals_url=f"http://{APPROVALS_HOST}", approvals_token=self.approvals_token,
             database_url=self.database_url(), worker_id=worker_id, run_id=self.run_id,
-            clock=self.clock, openai=client, http=http,
+            clock=CandidateClockView(self.clock, self.scenario.expect.deadline_s + SLEEP_MARGIN_S, self.history, worker_id),
+            openai=client, http=http,
         )
 
     def _effects(self) -> dict[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]]:

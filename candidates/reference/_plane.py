@@ -29,6 +29,7 @@ __all__ = ["ReferencePlane"]
 PHASES = ("accepted", "session_started", "media_uploaded", "draft_created", "post_updated", "seo_set", "verified",
           "awaiting_approval", "delivered")
 _MAX_RERUNS = 2
+_SUMMARY_ROLES = {"wp_create_draft": "article", "wp_update_post": "article:update", "wp_set_seo": "article:seo"}
 _TOOL_PHASE = {"deliver_result": "delivered", "wp_upload_media": "media_uploaded", "wp_create_draft": "draft_created", "wp_update_post": "post_updated",
                "wp_set_seo": "seo_set", "wp_get_post": "verified"}
 _ANSWER_ATTEMPTS = 4
@@ -155,6 +156,8 @@ class ReferencePlane:
                 for event in stream:
                     if event.type in _WAKE:
                         return True
+                    if event.type == "agent.session.turn.completed" and not self.sg.judge_by_ledger:
+                        return self._settle(self.store.jobs(job.job_id)[-1])  # the bug: any completed turn ends the job
         except openai.APIConnectionError:
             if not self.sg.read_after_drop:  # the bug: "the turn is lost", start it over
                 return self._resubmit(job, session_id)
@@ -263,6 +266,9 @@ class ReferencePlane:
             return True
         if outcome.status == "success":
             self._advance(job, action.name, outcome)
+        elif outcome.retryable:  # the turn will end on this failure; the job can still be resumed
+            fresh = self.store.jobs(job.job_id)[-1]
+            self.store.update_job(fresh, checkpoint={**fresh.checkpoint, "resume_needed": True})
         return self._answer(session_id, action, outcome)
 
     def _advance(self, job: JobRow, tool: str, outcome: ToolOutcome) -> None:
@@ -352,8 +358,33 @@ class ReferencePlane:
             checkpoint = {**job.checkpoint, "phase": "awaiting_approval", "approval_status": "awaiting",
                           "next_allowed_actions": ["request_publish_approval"]}
             self.store.update_job(job, phase="awaiting_approval", checkpoint=checkpoint, outcome="needs_human")
+        elif job.checkpoint.get("resume_needed") and int(job.checkpoint.get("recoveries", 0)) < _MAX_RERUNS:
+            return self._send_recovery_summary(job)
         else:
             self._finish(job, "failed", note=f"the agent finished at phase {job.phase!r} without a verified draft")
+        return True
+
+    def _send_recovery_summary(self, job: JobRow) -> bool:
+        """Resume a turn that ended on a transient failure: tell the agent what is done, with the
+        receipts from the ledger, so it continues from the first step that is not (never "continue")."""
+        done: dict[str, dict[str, Any]] = {}
+        uploads = [o for o in self.store.ops(job.job_id, job.task_version) if o.kind == "wp_upload_media" and o.state == "CONFIRMED"]
+        for n, op in enumerate(uploads, 1):  # the agent asks for its images in order: image:1, image:2, ...
+            done[f"image:{n}"] = {"media_id": int(op.remote_id or 0)}
+        for op in self.store.ops(job.job_id, job.task_version):
+            if op.state == "CONFIRMED" and op.kind in _SUMMARY_ROLES:
+                done[_SUMMARY_ROLES[op.kind]] = {"post_id": int(op.remote_id or 0)}
+        recoveries = int(job.checkpoint.get("recoveries", 0)) + 1
+        text = "RECOVERY SUMMARY\n" + json.dumps({"done": done}, sort_keys=True)
+        message: Any = [{"type": "agent.session.input.message",
+                         "input": [{"role": "user", "content": [{"type": "input_text", "text": text}]}]}]
+        assert job.session_id is not None
+        try:
+            self.api.beta.agents.sessions.events.create(job.session_id, events=message,
+                                                        idempotency_key=f"{job.session_id}/recovery/{recoveries}")
+        except (openai.APIConnectionError, openai.APIStatusError):
+            return False
+        self.store.update_job(job, checkpoint={**job.checkpoint, "resume_needed": False, "recoveries": recoveries})
         return True
 
     def _settle_coding(self, job: JobRow) -> bool:

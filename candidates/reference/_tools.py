@@ -31,6 +31,7 @@ class ToolOutcome:
     output: Mapping[str, Any] | None = None
     error: str | None = None
     operation_key: str | None = None
+    retryable: bool = False  # a failure that a later attempt may not have (rate limits, exhausted retries)
 
 
 Write = Callable[[str], tuple[str, Mapping[str, Any]]]
@@ -151,7 +152,7 @@ class ToolRunner:
             self.store.set_op(key, "CONFIRMED", remote_id=remote_id, receipt=receipt)
             return ToolOutcome("success", receipt, operation_key=key)
         if state == "FAILED":
-            return ToolOutcome("failure", error=f"{kind} failed {MAX_ATTEMPTS} times", operation_key=key)
+            return ToolOutcome("failure", error=f"{kind} failed {MAX_ATTEMPTS} times", operation_key=key, retryable=True)
         return ToolOutcome("pending", error=f"{key} is still {state} after {MAX_ATTEMPTS} attempts", operation_key=key)
 
     def _lookup(self, kind: str) -> Lookup:

@@ -11,6 +11,8 @@ article workload. ``SessionsFake.truth()`` is the ground truth the candidate can
      "payloads":   {sha256_of_media_bytes: {job_id, task_version, role: "image:<n>"}},
      "watermarks": {"<!-- durable-harness job=... version=... role=article -->": {job_id, task_version, role}},
      "tool_calls": [{session_id, turn_id, call_id, name, job_id, task_version, role, answered, success}],
+     "subagents":  [{id, session_id, parent_agent_id, name, root_turn_id, status, opened_at, closed_at,
+                     turns: [{id, status}], report}],
      "webhooks":   [{webhook_id, event_id, type, subject, timestamp, forged}]}
 
 The live event stream (``GET .../events``, ``POST /agents/sessions`` with ``stream: true``) is SSE
@@ -32,7 +34,13 @@ session artifacts. ``CodingBrain`` scripts the coding workload inside the sandbo
 and coding payloads ``{sha256_of_report: {job_id, task_version, role: "report", tests_reset_count,
 tests_passed, artifact_id, environment_id, path}}`` (their tool_calls carry the same ``facts``).
 
-What it deliberately does not do (yet): subagents, environment templates, suspension.
+A brain's ``SpawnSubagent`` makes the root agent delegate to a subagent with its own turn
+(``subagent_id`` set), items and ``agent.session.subagent.*`` events, served under
+``.../subagents`` (see ``_subagents``); ``ArticleBrain`` does so with ``research_subagent: true``
+and follows a structured recovery summary (``brains.recovery_summary``).
+
+What it deliberately does not do (yet): input to or resumption of subagents, environment
+templates, suspension.
 """
 
 from fakes.openai_agents._errors import ApiError, unknown_pending_tool_call
@@ -50,6 +58,7 @@ from fakes.openai_agents.brains import (
     FunctionCall,
     Reasoning,
     RunCommand,
+    SpawnSubagent,
     Step,
     ToolResult,
 )
@@ -68,6 +77,7 @@ __all__ = [
     "Reasoning",
     "RunCommand",
     "SessionsFake",
+    "SpawnSubagent",
     "Step",
     "ToolResult",
     "Webhook",

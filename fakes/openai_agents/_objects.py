@@ -2,7 +2,8 @@
 
 Every builder returns a plain JSON dict that the SDK's pydantic models accept *strictly*, every
 required field present: ``AgentSession``, ``Turn``, the ``AgentSessionItem`` union members, the
-required action ``function_call``, ``AgentSessionDeleted``. Function-call ``arguments`` are a JSON
+required action ``function_call``, ``AgentSessionDeleted``, ``Subagent`` and the subagent items
+(``create_subagent_call``, ``wait_for_subagents_call``, ``agent_message``). Function-call ``arguments`` are a JSON
 **object** (the API's field is "any JSON"; the SDK's helpers accept a string or an object, and an
 object spares candidates a second decode).
 
@@ -15,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fakes.openai_agents._records import Session, Turn
+from fakes.openai_agents._records import Session, Subagent, Turn
 
 __all__ = [
+    "agent_message_item",
     "agent_object",
     "assistant_message_item",
+    "create_subagent_call_item",
     "deleted_object",
     "environment_object",
     "function_call_action",
@@ -27,8 +30,10 @@ __all__ = [
     "function_call_output_item",
     "reasoning_item",
     "session_object",
+    "subagent_object",
     "turn_object",
     "user_message_item",
+    "wait_for_subagents_call_item",
 ]
 
 
@@ -100,7 +105,7 @@ def turn_object(turn: Turn) -> dict[str, Any]:
         "object": "agent.session.turn",
         "session_id": turn.session_id,
         "agent_id": turn.agent_id,
-        "subagent_id": None,
+        "subagent_id": turn.subagent_id,
         "status": turn.status,
         "created_at": turn.created_at,
         "started_at": turn.started_at,
@@ -108,6 +113,21 @@ def turn_object(turn: Turn) -> dict[str, Any]:
         "error": turn.error,
         "usage": None,
         "prompt_cache_options": None,
+    }
+
+
+def subagent_object(subagent: Subagent) -> dict[str, Any]:
+    """``instructions`` is a list of ``output_text`` parts, as the SDK's ``Subagent`` has it."""
+    return {
+        "id": subagent.id,
+        "object": "agent.session.subagent",
+        "session_id": subagent.session_id,
+        "parent_agent_id": subagent.parent_agent_id,
+        "name": subagent.name,
+        "instructions": [_text(subagent.instructions)],
+        "status": subagent.status,
+        "opened_at": subagent.opened_at,
+        "closed_at": subagent.closed_at,
     }
 
 
@@ -151,3 +171,28 @@ def function_call_action(turn_id: str, call_id: str, name: str, arguments: Mappi
     """A session ``required_actions[]`` entry for an unanswered function call."""
     return {"type": "function_call", "call_id": call_id, "name": name, "arguments": dict(arguments),
             "turn_id": turn_id}
+
+
+# -- subagent items -----------------------------------------------------------------------------
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "output_text", "text": text}
+
+
+def create_subagent_call_item(item_id: str, turn_id: str, agent_id: str, instructions: str, *,
+                              model: str | None, reasoning_effort: str | None) -> dict[str, Any]:
+    """The root agent's request to spawn a subagent (``agent_id``: the requesting agent)."""
+    return {"id": item_id, "type": "create_subagent_call", "agent_id": agent_id, "content": [_text(instructions)],
+            "model": model, "reasoning_effort": reasoning_effort, "status": "completed", "turn_id": turn_id}
+
+
+def wait_for_subagents_call_item(item_id: str, turn_id: str, sender_agent_id: str,
+                                 recipient_agent_ids: list[str]) -> dict[str, Any]:
+    return {"id": item_id, "type": "wait_for_subagents_call", "sender_agent_id": sender_agent_id,
+            "recipient_agent_ids": list(recipient_agent_ids), "status": "completed", "turn_id": turn_id}
+
+
+def agent_message_item(item_id: str, turn_id: str, sender_agent_id: str, recipient_agent_id: str,
+                       text: str) -> dict[str, Any]:
+    """A message between agent threads (not an output item: no ``turn.item.done``)."""
+    return {"id": item_id, "type": "agent_message", "sender_agent_id": sender_agent_id,
+            "recipient_agent_id": recipient_agent_id, "content": [_text(text)], "turn_id": turn_id}

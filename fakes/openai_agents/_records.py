@@ -1,4 +1,4 @@
-"""The records the sessions state machine keeps: a session and its turns.
+"""The records the sessions state machine keeps: a session, its turns and its subagents.
 
 Items are kept as wire dicts (built by ``_objects``) because the brain reads them as the candidate
 does; sessions and turns are mutable records rendered on demand. A session's ``status`` and
@@ -10,8 +10,12 @@ does; sessions and turns are mutable records rendered on demand. A session's ``s
 * ``in_progress`` while the active turn is ``queued``/``in_progress`` (the agent is thinking);
 * ``idle`` otherwise.
 
-Ids are deterministic: counters per kind (``sess_0001``, ``turn_0001``, ``item_000001``) and
-opaque call ids drawn from the fake's own ``random.Random`` (``call_<24 hex>``).
+A subagent keeps its own turns (``subagent_id`` set) and items, apart from the root agent's:
+``Session.turns`` and ``Session.items`` are the root agent's only, so a subagent's turn never
+becomes the session's active turn.
+
+Ids are deterministic: counters per kind (``sess_0001``, ``turn_0001``, ``item_000001``,
+``subagent_0001``) and opaque call ids drawn from the fake's own ``random.Random`` (``call_<24 hex>``).
 
 What it deliberately does not do: validate input or change state on its own (``_state`` does).
 """
@@ -23,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from fakes.openai_agents.brains import Brain, ToolResult
+from fakes.openai_agents.brains import Brain, Commentary, FinalAnswer, Reasoning, ToolResult
 
-__all__ = ["ACTIVE_TURN", "Clock", "IdSource", "Session", "Turn"]
+__all__ = ["ACTIVE_TURN", "Clock", "IdSource", "Session", "Subagent", "Turn"]
 
 ACTIVE_TURN = frozenset({"queued", "in_progress", "waiting"})
 
@@ -66,6 +70,7 @@ class Turn:
     completed_at: int | None = None
     status: str = "in_progress"
     error: dict[str, str] | None = None
+    subagent_id: str | None = None              # None: a turn of the root agent
     # call_id -> the session's required action for it, while the call is unanswered.
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
     # What the brain has not yet seen: the user text that started the turn, results since.
@@ -75,6 +80,31 @@ class Turn:
     @property
     def active(self) -> bool:
         return self.status in ACTIVE_TURN
+
+
+@dataclass
+class Subagent:
+    """A subagent the root agent spawned in one of its turns (``root_turn_id``)."""
+
+    id: str
+    session_id: str
+    parent_agent_id: str
+    name: str
+    instructions: str
+    root_turn_id: str
+    opened_at: int
+    report: str                                 # the final answer its scripted work ends with
+    work: tuple[Reasoning | Commentary | FinalAnswer, ...] = ()  # the outputs of its turn, not yet done
+    status: str = "active"
+    closed_at: int | None = None
+    turns: list[Turn] = field(default_factory=list)
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+    def turn(self, turn_id: str) -> Turn | None:
+        for turn in self.turns:
+            if turn.id == turn_id:
+                return turn
+        return None
 
 
 @dataclass
@@ -97,6 +127,7 @@ class Session:
     deleted: bool = False
     # ``environment_connection{environment_id}`` while the hosted environment is disconnected.
     environment_action: dict[str, Any] | None = None
+    subagents: list[Subagent] = field(default_factory=list)
 
     def active_turn(self) -> Turn | None:
         if self.turns and self.turns[-1].active:
@@ -123,4 +154,10 @@ class Session:
         for turn in self.turns:
             if turn.id == turn_id:
                 return turn
+        return None
+
+    def subagent(self, subagent_id: str) -> Subagent | None:
+        for subagent in self.subagents:
+            if subagent.id == subagent_id:
+                return subagent
         return None

@@ -17,9 +17,10 @@ GET      /agents/sessions/{session_id}/turns/{turn_id}    Turn
 GET      /agents/sessions/{session_id}/turns/{id}/items   ConversationCursorPage[AgentSessionItem]
 =======  ===============================================  ==========================================
 
-Artifacts (``.../artifacts[/{artifact_id}[/content]]``) and the environments API
-(``/agents/environments[/{environment_id}[/files]]``) are routed by ``_artifacts`` and
-``_environment_routes``.
+Artifacts (``.../artifacts[/{artifact_id}[/content]]``), subagents (``.../subagents[/{subagent_id}
+[/items|/turns[/{turn_id}[/items]]]]``) and the environments API
+(``/agents/environments[/{environment_id}[/files]]``) are routed by ``_artifacts``, ``_subagents``
+and ``_environment_routes``.
 
 What it deliberately does not do: authentication and the beta header (``_service`` checks them
 first), or produce stream events (``_sse.EventStreams`` does; the routes only open streams).
@@ -40,6 +41,7 @@ from fakes.openai_agents._paging import conversation_page, cursor_page, page_que
 from fakes.openai_agents._records import Session, Turn
 from fakes.openai_agents._sse import EventStreams, query_flag, stream_flags
 from fakes.openai_agents._state import SessionsState
+from fakes.openai_agents._subagents import add_subagent_routes
 
 __all__ = ["build_router"]
 
@@ -65,6 +67,7 @@ def build_router(state: SessionsState, root: str, *, streams: EventStreams) -> R
     router.add("GET", "/agents/sessions/{session_id}/turns/{turn_id}", routes.turn)
     router.add("GET", "/agents/sessions/{session_id}/turns/{turn_id}/items", routes.turn_items)
     add_artifact_routes(router, state, state.artifacts)
+    add_subagent_routes(router, state)
     add_environment_routes(router, state.environments)
     return router
 

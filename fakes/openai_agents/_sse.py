@@ -196,6 +196,8 @@ class EventStreams:
             self._outputs[turn_id] = index + 1
             return [self._event(type_, {**base, "item": item, "output_index": index}),
                     self._event("agent.session.turn.item.done", {**base, "item": item, "output_index": index})]
+        if type_.startswith("agent.session.subagent."):
+            return [self._event(type_, {"subagent": data["subagent"]})]  # the SDK's shape: no session_id
         return [self._event(type_, data)]
 
     def _push(self, sub: _Subscriber, event: _Event) -> None:

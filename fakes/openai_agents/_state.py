@@ -52,6 +52,7 @@ from fakes.openai_agents._inputs import (
 from fakes.openai_agents._objects import agent_object, session_object, user_message_item
 from fakes.openai_agents._records import Clock, IdSource, Session, Turn
 from fakes.openai_agents._sandbox import Sandbox
+from fakes.openai_agents._subagents import subagents_truth
 from fakes.openai_agents._truth import Truth
 from fakes.openai_agents._turns import Emit, TurnEngine
 from fakes.openai_agents.brains import BrainFactory
@@ -239,8 +240,10 @@ class SessionsState:
             "last_turn_status": s.turns[-1].status if s.turns else None,
             "user_inputs": list(s.user_inputs),
         } for s in self._sessions.values()]
-        return {"sessions": sessions, **self._truth.snapshot(), "environments": self.environments.truth(),
-                "artifacts": self.artifacts.truth(), "executor": self.executor.truth()}
+        return {"sessions": sessions, **self._truth.snapshot(),
+                "subagents": subagents_truth(list(self._sessions.values())),
+                "environments": self.environments.truth(), "artifacts": self.artifacts.truth(),
+                "executor": self.executor.truth()}
 
 
 def _peeked_random(rng: random.Random) -> random.Random:

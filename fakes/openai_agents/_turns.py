@@ -3,11 +3,13 @@
 An accepted user message starts a turn (``in_progress``, session ``in_progress``) and schedules a
 thought ``think_s`` later on the clock. When it falls due the brain thinks over the session's
 items and its outputs are appended: reasoning and messages, then either function calls (turn
-``waiting``, session ``requires_action``), a final answer (turn ``completed``), a failure (turn
-``failed``, session ``failed``), or nothing (turn ``completed``). An accepted tool result resolves
+``waiting``, session ``requires_action``), subagents (``_subagents.SubagentRunner``: the turn stays
+``in_progress`` while they work one thinking time, then the agent thinks again over their
+reports), a final answer (turn ``completed``), a failure (turn ``failed``, session ``failed``), or
+nothing (turn ``completed``). An accepted tool result resolves
 its required action; when none is left the turn is ``in_progress`` again and the next thought is
 scheduled. A cancel ends the active turn (``cancelled``) and drops any scheduled thought; its
-unanswered calls become ``incomplete``.
+unanswered calls become ``incomplete`` and its active subagents are closed.
 
 Work (``RunCommand``/``CaptureArtifact``) is done at once in the session's hosted environment
 through the ``Sandbox``; outputs that end with work make the agent think again. A thought that
@@ -40,6 +42,7 @@ from fakes.openai_agents._objects import (
 )
 from fakes.openai_agents._records import Clock, IdSource, Session, Turn
 from fakes.openai_agents._sandbox import Sandbox
+from fakes.openai_agents._subagents import SubagentRunner
 from fakes.openai_agents._truth import Truth
 from fakes.openai_agents.brains import (
     BrainFactory,
@@ -51,6 +54,7 @@ from fakes.openai_agents.brains import (
     Output,
     Reasoning,
     RunCommand,
+    SpawnSubagent,
     Step,
     ToolResult,
     output_text,
@@ -81,6 +85,7 @@ class TurnEngine:
         self._truth = truth
         self._changed = changed
         self._emit = emit
+        self._subagents = SubagentRunner(clock, ids, emit, self._add_item)
 
     # -- commands -----------------------------------------------------------------------------
     def start(self, session: Session, messages: list[list[dict[str, Any]]], text: str) -> Turn:
@@ -156,7 +161,7 @@ class TurnEngine:
         turn = session.active_turn()
         if turn is not None and turn.status == "waiting" and not turn.pending:
             turn.status = "in_progress"
-            self._schedule(session, turn)
+            self._schedule(session, turn, subagents=bool(self._subagents.waiting_for(session, turn)))
         self._emit_session(session)
         self._changed()
 
@@ -175,19 +180,26 @@ class TurnEngine:
         self._changed()
 
     # -- thinking -----------------------------------------------------------------------------
-    def _schedule(self, session: Session, turn: Turn) -> None:
+    def _schedule(self, session: Session, turn: Turn, *, subagents: bool = False) -> None:
+        """The next thought of the root agent, or with ``subagents`` the work of its subagents."""
         session.wake_token += 1
         token, turn_id = session.wake_token, turn.id
         session.wake_at = self._clock.now() + self._think_s
-        self._clock.call_later(self._think_s, lambda: self._wake(session, turn_id, token))
+        self._clock.call_later(self._think_s, lambda: self._wake(session, turn_id, token, subagents))
 
-    def _wake(self, session: Session, turn_id: str, token: int) -> None:
+    def _wake(self, session: Session, turn_id: str, token: int, subagents: bool = False) -> None:
         turn = session.active_turn()
         if session.deleted or token != session.wake_token or turn is None or turn.id != turn_id:
             return
         if turn.status != "in_progress" or session.brain is None:
             return
         session.wake_at = None
+        if subagents:
+            self._subagents.finish(session, turn)
+            session.last_active_at = self._clock.unix()
+            self._schedule(session, turn)  # the root agent reads its subagents' reports next
+            self._changed()
+            return
         blocked = self._sandbox.blocked(session) if self._sandbox is not None else None
         if blocked == "wait":
             self.park(session)
@@ -207,7 +219,7 @@ class TurnEngine:
 
     def _apply(self, session: Session, turn: Turn, outputs: list[Output]) -> None:
         _check_outputs(outputs)
-        worked = False
+        worked = spawned = False
         for output in outputs:
             if isinstance(output, Reasoning):
                 self._add_item(session, reasoning_item(self._ids.next("item"), turn.id, output.text))
@@ -227,6 +239,9 @@ class TurnEngine:
                                                            output.arguments))
                 turn.pending[call_id] = function_call_action(turn.id, call_id, output.name, output.arguments)
                 self._truth.call_issued(session.id, turn.id, call_id, output)
+            elif isinstance(output, SpawnSubagent):
+                spawned = True
+                self._subagents.spawn(session, turn, output)
             elif isinstance(output, FinalAnswer):
                 self._add_item(session, assistant_message_item(self._ids.next("item"), turn.id, output.text,
                                                                "final_answer"))
@@ -238,6 +253,8 @@ class TurnEngine:
         if turn.pending:
             turn.status = "waiting"
             self._emit_session(session)
+        elif spawned:
+            self._schedule(session, turn, subagents=True)
         elif worked and not any(isinstance(o, FinalAnswer) for o in outputs):
             self._schedule(session, turn)  # the work is done; the agent looks at its results next
         else:
@@ -245,6 +262,7 @@ class TurnEngine:
 
     # -- helpers ------------------------------------------------------------------------------
     def _end(self, session: Session, turn: Turn, status: str) -> None:
+        self._subagents.abandon(session)  # a root turn's subagents do not outlive it
         turn.status = status
         turn.completed_at = self._clock.unix()
         session.wake_token += 1
@@ -270,19 +288,20 @@ class TurnEngine:
 
 
 def _check_outputs(outputs: Sequence[Output]) -> None:
-    """A brain's outputs: notes and work first, then one ending (calls, a final answer, or a failure)."""
+    """A brain's outputs: notes and work first, then one ending (calls, subagents, a final answer, or a
+    failure)."""
     ending: str | None = None
     for index, output in enumerate(outputs):
         kind = type(output).__name__
-        if ending in ("FinalAnswer", "Fail") or (ending == "FunctionCall" and kind != "FunctionCall"):
+        if ending in ("FinalAnswer", "Fail") or (ending in ("FunctionCall", "SpawnSubagent") and kind != ending):
             raise ValueError(f"brain output {index} {output!r} follows a {ending}; outputs must be notes and work "
                              "(Reasoning, Commentary, RunCommand, CaptureArtifact) then one ending (FunctionCall..., "
-                             "FinalAnswer or Fail)")
-        if isinstance(output, (FunctionCall, FinalAnswer, Fail)):
+                             "SpawnSubagent..., FinalAnswer or Fail)")
+        if isinstance(output, (FunctionCall, SpawnSubagent, FinalAnswer, Fail)):
             ending = kind
         if isinstance(output, Fail) and output.code not in TURN_ERROR_CODES:
             raise ValueError(f"brain Fail code {output.code!r} is not a SessionTurnError code; use one of "
                              f"{sorted(TURN_ERROR_CODES)!r}")
         if not isinstance(output, (Reasoning, Commentary, RunCommand, CaptureArtifact, FunctionCall, FinalAnswer,
-                                   Fail)):
+                                   Fail, SpawnSubagent)):
             raise TypeError(f"brain output {index} {output!r} is not a brain Output")

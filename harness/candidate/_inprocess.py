@@ -16,7 +16,7 @@ from typing import Any
 
 from harness._clock import VirtualClock
 from harness._history import History
-from harness.candidate._protocol import CandidateCrashed, CandidateEnv
+from harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
 
 __all__ = ["CandidateFailed", "InProcessDriver"]
 
@@ -91,6 +91,9 @@ class InProcessDriver:
             self.restart("not running")
         try:
             return getattr(self._instance, method)(*args)
+        except CandidateRunaway as runaway:
+            self.kill(str(runaway))
+            raise CandidateFailed(str(runaway)) from None
         except CandidateCrashed as crash:
             self.kill(str(crash))
             return None

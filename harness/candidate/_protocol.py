@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import httpx
     import openai
 
-__all__ = ["OUTCOMES", "OP_STATES", "Candidate", "CandidateClock", "CandidateCrashed", "CandidateEnv"]
+__all__ = ["OUTCOMES", "OP_STATES", "Candidate", "CandidateClock", "CandidateCrashed", "CandidateEnv", "CandidateRunaway"]
 
 OUTCOMES = ("running", "completed", "failed", "unknown", "needs_human", "cancelled")
 OP_STATES = ("PREPARED", "SENT", "CONFIRMED", "UNKNOWN", "FAILED")
@@ -27,8 +27,14 @@ class CandidateCrashed(BaseException):
     """
 
 
+class CandidateRunaway(CandidateCrashed):
+    """Raised by the gate when one step makes an unbounded number of requests: the run ends with a
+    harness verdict (exit 3) rather than restarting a candidate that would only loop again."""
+
+
 class CandidateClock(Protocol):
     def now(self) -> float: ...
+    def unix(self) -> int: ...
     def sleep(self, seconds: float) -> None: ...
 
 

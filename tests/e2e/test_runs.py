@@ -85,6 +85,43 @@ def test_a_candidate_that_never_settles_is_a_stuck_job_not_a_hang() -> None:
     assert doc["timings"]["virtual_s"] <= s.expect.deadline_s + 1
 
 
+class Spinner(Exploding):
+    """Polls the API without end inside one step."""
+
+    def step(self) -> bool:
+        while True:
+            self.env.http.get(f"{self.env.wordpress_url}/wp-json/wp/v2/posts")
+
+
+class Sleeper(Exploding):
+    """Waits forever on the clock inside one step."""
+
+    def step(self) -> bool:
+        while True:
+            self.env.clock.sleep(60)
+
+
+def spinner(env: Any) -> Spinner:
+    return Spinner(env)
+
+
+def sleeper(env: Any) -> Sleeper:
+    return Sleeper(env)
+
+
+def test_a_candidate_that_polls_forever_in_one_step_is_stopped() -> None:
+    doc = run_scenario(load_scenario(REPO / "scenarios" / "baseline.yaml"), f"{__name__}:spinner")
+    assert doc["exit_code"] == 3 and "runaway loop" in doc["error"]
+
+
+def test_a_candidate_that_sleeps_forever_is_killed_and_the_job_is_stuck() -> None:
+    from harness._run import run_with_history
+
+    doc, history = run_with_history(load_scenario(REPO / "scenarios" / "baseline.yaml"), f"{__name__}:sleeper")
+    assert doc["exit_code"] == 2 and doc["liveness"] == "fail"
+    assert any("hard deadline" in str(e.data.get("because")) for e in history.of_type("crash"))
+
+
 def test_a_candidate_that_cannot_start_is_exit_3() -> None:
     s = load_scenario(REPO / "scenarios" / "baseline.yaml")
     doc = run_scenario(s, f"{__name__}:broken_factory")

@@ -1,5 +1,6 @@
 """Scripted agents ("brains") for the fake sessions API: the ``Brain`` protocol, its outputs, and
-one brain per workload (``ArticleBrain``, ``CodingBrain``).
+one brain per workload (``ArticleBrain``, ``CodingBrain``), and ``recovery_summary`` for the structured
+recovery message the article brain follows.
 
 What it deliberately does not do: hold session state or talk HTTP; the fake drives the brains.
 """
@@ -16,10 +17,12 @@ from fakes.openai_agents.brains._protocol import (
     Output,
     Reasoning,
     RunCommand,
+    SpawnSubagent,
     Step,
     ToolResult,
     output_text,
 )
+from fakes.openai_agents.brains._recovery import RECOVERY_SUMMARY_HEADER, recovery_summary
 from fakes.openai_agents.brains.article import ArticleBrain, ArticleJob, watermark
 from fakes.openai_agents.brains.coding import CodingBrain, CodingJob
 
@@ -36,11 +39,14 @@ __all__ = [
     "FinalAnswer",
     "FunctionCall",
     "Output",
+    "RECOVERY_SUMMARY_HEADER",
     "Reasoning",
     "RunCommand",
+    "SpawnSubagent",
     "Step",
     "ToolResult",
     "output_text",
+    "recovery_summary",
     "tiny_png",
     "watermark",
 ]

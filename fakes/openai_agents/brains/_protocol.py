@@ -17,6 +17,11 @@ and work (``RunCommand``/``CaptureArtifact``, done at once in the session's host
 
 * one or more ``FunctionCall`` - the turn waits (``waiting``; session ``requires_action``) until a
   tool result arrives for every call, then the brain thinks again;
+* one or more ``SpawnSubagent`` - the root agent delegates: each becomes a ``create_subagent_call``
+  item and a subagent with its own turn (``subagent_id`` set) that does the scripted ``work`` one
+  thinking time later and closes; the root turn stays ``in_progress`` (session ``in_progress``)
+  meanwhile, then gets a ``wait_for_subagents_call`` item and one ``agent_message`` per subagent
+  (its final answer, sent to the root agent) and the brain thinks again;
 * ``FinalAnswer`` - an assistant message with ``phase: final_answer``; the turn completes;
 * ``Fail`` - the turn fails with ``error{code, message}`` and the session fails;
 * nothing - after work, the brain thinks again; without work, the turn completes unanswered.
@@ -47,6 +52,7 @@ __all__ = [
     "Output",
     "Reasoning",
     "RunCommand",
+    "SpawnSubagent",
     "Step",
     "ToolResult",
     "output_text",
@@ -116,7 +122,49 @@ class CaptureArtifact:
     path: str
 
 
-Output = Reasoning | Commentary | RunCommand | CaptureArtifact | FunctionCall | FinalAnswer | Fail
+@dataclass(frozen=True)
+class SpawnSubagent:
+    """An ending: delegate ``work`` to a new subagent and wait for its report.
+
+    ``work`` is the subagent's one turn: notes (``Reasoning``/``Commentary``) then exactly one
+    ``FinalAnswer``, its report (an assistant message with ``phase: final_answer`` in the
+    subagent's turn, and an ``agent_message`` to the root agent). ``name`` and ``instructions``
+    become the ``Subagent`` object's; ``instructions`` is also the ``create_subagent_call``'s
+    content. Any sequence is accepted for ``work`` and kept as a tuple.
+    """
+
+    name: str
+    instructions: str
+    work: Sequence[Reasoning | Commentary | FinalAnswer]
+    model: str | None = None
+    reasoning_effort: str | None = None
+
+    def __post_init__(self) -> None:
+        for field_name in ("name", "instructions"):
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"SpawnSubagent.{field_name}={value!r} must be a non-empty string")
+        if isinstance(self.work, (str, bytes)) or not isinstance(self.work, Sequence):
+            raise TypeError(f"SpawnSubagent.work={self.work!r} must be a sequence of Reasoning/Commentary "
+                            "outputs ending with one FinalAnswer")
+        work = tuple(self.work)
+        object.__setattr__(self, "work", work)
+        if not work or not isinstance(work[-1], FinalAnswer):
+            raise ValueError(f"SpawnSubagent.work={work!r} must end with one FinalAnswer (the subagent's report)")
+        for index, output in enumerate(work[:-1]):
+            if not isinstance(output, (Reasoning, Commentary)):
+                raise ValueError(f"SpawnSubagent.work[{index}]={output!r}: only Reasoning and Commentary may "
+                                 "come before the subagent's final FinalAnswer")
+
+    @property
+    def report(self) -> str:
+        """The text of the subagent's final answer."""
+        final = self.work[-1]
+        assert isinstance(final, FinalAnswer)  # __post_init__ proved it
+        return final.text
+
+
+Output = Reasoning | Commentary | RunCommand | CaptureArtifact | FunctionCall | FinalAnswer | Fail | SpawnSubagent
 
 
 @dataclass(frozen=True)

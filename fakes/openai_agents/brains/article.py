@@ -3,6 +3,13 @@
 Script, one function call at a time (the next is issued only after the previous result arrives):
 
 0. ``preamble_items`` reasoning/commentary items before the first call (long-session scenarios);
+   with ``research_subagent: true`` the agent then spawns a subagent ``researcher`` (a
+   ``create_subagent_call``; the subagent's own turn completes one thinking time later with a
+   final-answer message; its report comes back as a ``wait_for_subagents_call`` and an
+   ``agent_message``) and continues its own turn one thinking time after that. The subagent's
+   ``turn.completed`` is not the job's end: the root turn goes on to the first call. Research is
+   done once per session (again only if its turn ended before the report came) and never once a
+   step is done;
 1. ``wp_upload_media`` for images 1..``images`` (tiny valid PNGs) -> ``{media_id, source_url}``;
 2. ``wp_create_draft {title, content, excerpt, slug}`` -> ``{post_id, link}``; the HTML content
    carries the watermark ``<!-- durable-harness job=<id> version=<v> role=article -->``;
@@ -17,9 +24,30 @@ the task did not. Progress is re-planned from the session's own items at every s
 generic user message ("continue") the first unfinished action is issued again under a new call_id
 in the new turn - with the same arguments. Every text and byte derives from the job and the seed.
 
+**Recovery summary** (part of the candidate contract). A user message after the first whose text
+is the line ``RECOVERY SUMMARY`` followed by exactly one JSON object (other top-level keys are
+ignored)::
+
+    RECOVERY SUMMARY
+    {"done": {"image:1": {"media_id": 3}, "image:2": {"media_id": 4}, "article": {"post_id": 7}}}
+
+tells the agent which roles are done and their receipts. Roles: ``image:1`` .. ``image:<images>``,
+``article``, ``article:update``, ``article:seo``, ``article:read``. Receipts are JSON objects;
+``image:<n>`` needs a positive integer ``media_id`` and ``article`` and ``article:read`` a positive
+integer ``post_id`` (digit strings are accepted); other keys are kept. The agent takes exactly those
+roles as done with those receipts - ``featured_media`` comes from ``image:1``'s ``media_id``, every
+``post_id`` from ``article``'s - and continues from the first role of the script not in ``done``;
+done roles are never re-issued, and roles left out are done again. Its own items before the
+summary no longer count; results after it do, so a later plain "continue" re-plans from the
+latest usable summary plus what happened since. A malformed summary (not one JSON object, no
+``done`` object, an unknown role, a receipt without its id) ends the turn with a final answer
+"The recovery summary is unusable: <why>. ..." and no call; it is then ignored. A plain message
+(no summary ever given) re-plans from the agent's own items, as above.
+``brains.recovery_summary(done)`` writes the text.
+
 What it deliberately does not do: publish (approvals come later), append blocks, read the
 environment, or treat a later user message as a new task (every message after the first is a
-generic "continue").
+generic "continue" or a recovery summary).
 """
 
 from __future__ import annotations
@@ -43,9 +71,11 @@ from fakes.openai_agents.brains._protocol import (
     FunctionCall,
     Output,
     Reasoning,
+    SpawnSubagent,
     Step,
     output_text,
 )
+from fakes.openai_agents.brains._recovery import find_recovery
 
 __all__ = ["ArticleBrain", "ArticleJob", "watermark"]
 
@@ -70,6 +100,7 @@ class ArticleJob:
     focus_keyword: str
     images: int
     preamble_items: int
+    research_subagent: bool = False
 
     @classmethod
     def parse(cls, job: Mapping[str, Any]) -> ArticleJob:
@@ -92,7 +123,11 @@ class ArticleJob:
             texts[name] = value.strip()
         images = _bounded_int(raw.get("images", 3), f"{where}: input.images", _MAX_IMAGES)
         preamble = _bounded_int(raw.get("preamble_items", 0), f"{where}: input.preamble_items", _MAX_PREAMBLE)
-        return cls(job_id=job_id, task_version=str(version), images=images, preamble_items=preamble, **texts)
+        research = raw.get("research_subagent", False)
+        if not isinstance(research, bool):
+            raise ValueError(f"{where}: input.research_subagent={research!r} must be true or false")
+        return cls(job_id=job_id, task_version=str(version), images=images, preamble_items=preamble,
+                   research_subagent=research, **texts)
 
     @property
     def slug(self) -> str:
@@ -169,7 +204,16 @@ class ArticleBrain:
             if parsed is None:
                 return [*outputs, FinalAnswer(f"Step {label} returned an unusable result: {why}. "
                                               "The draft is not finished; say \"continue\" to retry.")]
-        done = self._progress(step.items)
+        recovery = find_recovery(step.items, [a.role for a in self._plan], _parse_receipt)
+        if recovery.problem is not None and recovery.problem_turn_id == step.turn_id:
+            return [*outputs, FinalAnswer(f"The recovery summary is unusable: {recovery.problem}. Nothing was "
+                                          "done; send a corrected RECOVERY SUMMARY, or \"continue\" to re-plan from "
+                                          "my own items.")]
+        done = dict(recovery.done or {})
+        for role, parsed in self._progress(step.items[recovery.after:]).items():
+            done.setdefault(role, parsed)
+        if self.job.research_subagent and not done and not any(i.get("type") == "agent_message" for i in step.items):
+            return [*outputs, self._research()]
         for action in self._plan:
             if action.role not in done:
                 return [*outputs, self._call(action, done)]
@@ -217,6 +261,17 @@ class ArticleBrain:
             else:
                 outputs.append(Commentary(f"Source {k}: collected material on {angle} for '{job.focus_keyword}'."))
         return outputs
+
+    def _research(self) -> SpawnSubagent:
+        rng, job = self._rng("research"), self.job
+        angles = rng.sample(_ANGLES, 3)
+        return SpawnSubagent(
+            name="researcher",
+            instructions=f"Research {job.topic} for the article {job.title!r}: find three angles on "
+                         f"'{job.focus_keyword}' and report them in one paragraph.",
+            work=(Reasoning(f"Surveying sources on {job.topic}: {', '.join(angles)}."),
+                  FinalAnswer(f"Research for {job.title!r}: cover {angles[0]}, {angles[1]} and {angles[2]} of "
+                              f"{job.topic}; readers search for '{job.focus_keyword}' first.")))
 
     def image(self, n: int) -> bytes:
         """The PNG bytes of image ``n`` (1-based) of this job."""
@@ -301,6 +356,11 @@ def _parse(role: str, output: str | None) -> tuple[dict[str, Any] | None, str]:
             return None, f"output has no positive integer {key!r} (got {value.get(key)!r})"
         value = {**value, key: ident}
     return value, ""
+
+
+def _parse_receipt(role: str, receipt: Any) -> tuple[dict[str, Any] | None, str]:
+    """A recovery summary's receipt checked as a tool result of ``role`` would be."""
+    return _parse(role, json.dumps(receipt))
 
 
 def _clip(text: str | None, limit: int = 80) -> str | None:
