@@ -8,6 +8,7 @@ the world has scheduled (autojump), so waiting costs nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 import tempfile
@@ -19,7 +20,7 @@ from harness._history import History
 from harness._world import World
 from harness.candidate import CandidateFailed, InProcessDriver, resolve_candidate
 from harness.candidate._sdk_time import sdk_webhooks_on_virtual_time
-from harness.checkers import CheckInput, combine, run_checkers
+from harness.checkers import CheckInput, CheckResult, combine, run_checkers
 from harness.scenario import Scenario
 
 __all__ = ["EXIT_CODES", "reproduce_command", "run_scenario", "run_with_history"]
@@ -64,65 +65,85 @@ def run_with_history(scenario: Scenario, candidate: str, seed: int | None = None
         return doc, world.history
 
 
+@dataclasses.dataclass
+class _Execution:
+    """What driving the candidate through the phases left behind."""
+
+    claims: Mapping[str, Any] | None = None
+    error: str | None = None
+    steps: int = 0
+    restarts: int = 0
+
+
 def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[str, Any]:
+    done = _execute(world, scenario, candidate)
+    truth = world.truth()
+    fault_docs = [{**f.describe(), "scheduled": f.scheduled, "fired": f.state.fired, "evidence": list(f.state.evidence)}
+                  for f in world.faults]
+    world.history.append(world.clock.now(), "phase", "harness", {"phase": "check"})
+    results = [] if done.error else run_checkers(CheckInput(world.history, truth, done.claims, scenario, world.job, fault_docs))
+    safety, liveness, verdict, exit_code = _verdicts(results, done.error)
+    return {
+        "format": "durable-harness/run@1",
+        "scenario": {"id": scenario.id, "title": scenario.title, "path": str(scenario.source), "covers": scenario.covers},
+        "candidate": candidate,
+        "seed": seed,
+        "verdict": verdict,
+        "safety": safety,
+        "liveness": liveness,
+        "exit_code": exit_code,
+        "error": done.error,
+        "checkers": [r.to_json() for r in results],
+        "faults": fault_docs,
+        "counters": {r.name: r.count for r in results},
+        "outcome": {"expected": scenario.expect.outcome, "claimed": None if done.claims is None else done.claims.get("outcome")},
+        "timings": {"virtual_s": round(world.clock.now(), 6), "steps": done.steps, "requests": world.gate.requests,
+                    "restarts": done.restarts},
+        "history": {"file": "history.jsonl", "entries": len(world.history), "digest": world.history.digest()},
+        "truth": truth,
+        "claims": dict(done.claims) if done.claims is not None else None,
+        "reproduce": reproduce_command(scenario, candidate, seed),
+    }
+
+
+def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
+    """chaos -> heal -> quiesce -> final reads. A candidate that cannot be run ends it early."""
     history, clock = world.history, world.clock
     job_id = world.job["job_id"]
-    steps = 0
-    error: str | None = None
-    claims: Mapping[str, Any] | None = None
+    done = _Execution()
     driver: InProcessDriver | None = None
     try:
-        factory = resolve_candidate(candidate)
-        driver = InProcessDriver(factory, world.env, clock, history)
+        driver = InProcessDriver(resolve_candidate(candidate), world.env, clock, history)
         history.append(clock.now(), "phase", "harness", {"phase": "chaos"})
         driver.start()
         while driver.call("submit", world.job) is None:
             driver.restart("crashed while accepting the job")
-        steps = _drive(world, driver, scenario, job_id, steps)
+        done.steps = _drive(world, driver, scenario, job_id, done.steps)
         history.append(clock.now(), "phase", "harness", {"phase": "heal"})
         world.gate.heal()
         world.webhooks.healed = True
         if not driver.alive:
             driver.restart("heal")
         history.append(clock.now(), "phase", "harness", {"phase": "quiesce"})
-        steps = _drive(world, driver, scenario, job_id, steps, quiesce=True)
+        done.steps = _drive(world, driver, scenario, job_id, done.steps, quiesce=True)
         history.append(clock.now(), "phase", "harness", {"phase": "final_reads"})
-        claims = driver.sample(job_id)
+        done.claims = driver.sample(job_id)
     except CandidateFailed as err:
-        error = str(err)
-        history.append(clock.now(), "note", "harness", {"because": error})
-    truth = world.truth()
-    fault_docs = [{**f.describe(), "scheduled": f.scheduled, "fired": f.state.fired, "evidence": list(f.state.evidence)}
-                  for f in world.faults]
-    history.append(clock.now(), "phase", "harness", {"phase": "check"})
-    results = run_checkers(CheckInput(history, truth, claims, scenario, world.job, fault_docs)) if error is None else []
-    safety = combine([r.verdict for r in results if r.klass == "safety"])
-    liveness = combine([r.verdict for r in results if r.klass == "liveness"]) if any(r.klass == "liveness" for r in results) else "pass"
+        done.error = str(err)
+        history.append(clock.now(), "note", "harness", {"because": done.error})
+    done.restarts = driver.restarts if driver is not None else 0
+    return done
+
+
+def _verdicts(results: list[CheckResult], error: str | None) -> tuple[str, str, str, int]:
+    """(safety, liveness, verdict, exit code). A run that could not be made proves nothing: exit 3."""
     if error is not None:
-        safety = liveness = "unknown"
+        return "unknown", "unknown", "unknown", 3
+    safety = combine([r.verdict for r in results if r.klass == "safety"])
+    lively = [r.verdict for r in results if r.klass == "liveness"]
+    liveness = combine(lively) if lively else "pass"
     verdict = combine([safety, liveness])
-    exit_code = 3 if error is not None else 1 if safety == "fail" else 0 if verdict == "pass" else 2
-    return {
-        "format": "durable-harness/run@1",
-        "scenario": {"id": scenario.id, "title": scenario.title, "path": str(scenario.source), "covers": scenario.covers},
-        "candidate": candidate,
-        "seed": seed,
-        "verdict": verdict if error is None else "unknown",
-        "safety": safety,
-        "liveness": liveness,
-        "exit_code": exit_code,
-        "error": error,
-        "checkers": [r.to_json() for r in results],
-        "faults": fault_docs,
-        "counters": {r.name: r.count for r in results},
-        "outcome": {"expected": scenario.expect.outcome, "claimed": None if claims is None else claims.get("outcome")},
-        "timings": {"virtual_s": round(clock.now(), 6), "steps": steps, "requests": world.gate.requests,
-                    "restarts": driver.restarts if driver is not None else 0},
-        "history": {"file": "history.jsonl", "entries": len(history), "digest": history.digest()},
-        "truth": truth,
-        "claims": dict(claims) if claims is not None else None,
-        "reproduce": reproduce_command(scenario, candidate, seed),
-    }
+    return safety, liveness, verdict, 1 if safety == "fail" else 0 if verdict == "pass" else 2
 
 
 def _drive(world: World, driver: InProcessDriver, scenario: Scenario, job_id: str, steps: int, *, quiesce: bool = False) -> int:
