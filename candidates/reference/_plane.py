@@ -19,6 +19,7 @@ import openai
 
 from candidates.reference._agent import function_tools, task_prompt
 from candidates.reference._coding import RERUN_MESSAGE, CodingTools
+from candidates.reference._messages import CANCEL, recovery_summary, send, user_message
 from candidates.reference._safeguards import Safeguards
 from candidates.reference._store import JobRow, Store
 from candidates.reference._tools import ToolOutcome, ToolRunner
@@ -29,7 +30,6 @@ __all__ = ["ReferencePlane"]
 PHASES = ("accepted", "session_started", "media_uploaded", "draft_created", "post_updated", "seo_set", "verified",
           "awaiting_approval", "delivered")
 _MAX_RERUNS = 2
-_SUMMARY_ROLES = {"wp_create_draft": "article", "wp_update_post": "article:update", "wp_set_seo": "article:seo"}
 _TOOL_PHASE = {"deliver_result": "delivered", "wp_upload_media": "media_uploaded", "wp_create_draft": "draft_created", "wp_update_post": "post_updated",
                "wp_set_seo": "seo_set", "wp_get_post": "verified"}
 _ANSWER_ATTEMPTS = 4
@@ -167,13 +167,8 @@ class ReferencePlane:
         return False  # the stream ended without news: read the state again next step
 
     def _resubmit(self, job: JobRow, session_id: str) -> bool:
-        events: Any = [{"type": "agent.session.input.cancel"},
-                       {"type": "agent.session.input.message",
-                        "input": [{"role": "user", "content": [{"type": "input_text", "text": task_prompt(job.spec)}]}]}]
-        try:
-            self.api.beta.agents.sessions.events.create(session_id, events=events)
-        except (openai.APIConnectionError, openai.APIStatusError):
-            pass
+        """The bug of ``resubmit-on-drop``: cancel the turn and submit the task again."""
+        send(self.api, session_id, [CANCEL, user_message(task_prompt(job.spec))])
         return True
 
     def _reconcile_answers(self, job: JobRow, session: Any) -> bool:
@@ -328,19 +323,10 @@ class ReferencePlane:
         return any(getattr(a, "call_id", None) == call_id for a in session.required_actions)
 
     def _say_continue(self, session_id: str) -> bool:
-        """The bug of ``continue-instead-of-result``: what a human typing "continue" does."""
-        message: Any = [{"type": "agent.session.input.message",
-                         "input": [{"role": "user", "content": [{"type": "input_text", "text": "continue"}]}]}]
-        try:
-            self.api.beta.agents.sessions.events.create(session_id, events=message)
-        except openai.BadRequestError:  # a turn is waiting: stop it, then continue
-            cancel: Any = [{"type": "agent.session.input.cancel"}]
-            try:
-                self.api.beta.agents.sessions.events.create(session_id, events=[*cancel, *message])
-            except (openai.APIConnectionError, openai.APIStatusError):
-                pass
-        except (openai.APIConnectionError, openai.APIStatusError):
-            pass
+        """The bug of ``continue-instead-of-result``: what a human typing "continue" does (a waiting
+        turn refuses a message, so it is cancelled first)."""
+        if not send(self.api, session_id, [user_message("continue")]):
+            send(self.api, session_id, [CANCEL, user_message("continue")])
         return True
 
     def _settle(self, job: JobRow) -> bool:
@@ -367,22 +353,10 @@ class ReferencePlane:
     def _send_recovery_summary(self, job: JobRow) -> bool:
         """Resume a turn that ended on a transient failure: tell the agent what is done, with the
         receipts from the ledger, so it continues from the first step that is not (never "continue")."""
-        done: dict[str, dict[str, Any]] = {}
-        uploads = [o for o in self.store.ops(job.job_id, job.task_version) if o.kind == "wp_upload_media" and o.state == "CONFIRMED"]
-        for n, op in enumerate(uploads, 1):  # the agent asks for its images in order: image:1, image:2, ...
-            done[f"image:{n}"] = {"media_id": int(op.remote_id or 0)}
-        for op in self.store.ops(job.job_id, job.task_version):
-            if op.state == "CONFIRMED" and op.kind in _SUMMARY_ROLES:
-                done[_SUMMARY_ROLES[op.kind]] = {"post_id": int(op.remote_id or 0)}
         recoveries = int(job.checkpoint.get("recoveries", 0)) + 1
-        text = "RECOVERY SUMMARY\n" + json.dumps({"done": done}, sort_keys=True)
-        message: Any = [{"type": "agent.session.input.message",
-                         "input": [{"role": "user", "content": [{"type": "input_text", "text": text}]}]}]
+        text = recovery_summary(self.store.ops(job.job_id, job.task_version))
         assert job.session_id is not None
-        try:
-            self.api.beta.agents.sessions.events.create(job.session_id, events=message,
-                                                        idempotency_key=f"{job.session_id}/recovery/{recoveries}")
-        except (openai.APIConnectionError, openai.APIStatusError):
+        if not send(self.api, job.session_id, [user_message(text)], key=f"{job.session_id}/recovery/{recoveries}"):
             return False
         self.store.update_job(job, checkpoint={**job.checkpoint, "resume_needed": False, "recoveries": recoveries})
         return True
@@ -393,12 +367,7 @@ class ReferencePlane:
             return True
         reruns = int(job.checkpoint.get("reruns", 0))
         if job.checkpoint.get("rerun_needed") and reruns < _MAX_RERUNS and job.session_id is not None:
-            message: Any = [{"type": "agent.session.input.message",
-                             "input": [{"role": "user", "content": [{"type": "input_text", "text": RERUN_MESSAGE}]}]}]
-            try:
-                self.api.beta.agents.sessions.events.create(job.session_id, events=message,
-                                                            idempotency_key=f"{job.session_id}/rerun/{reruns + 1}")
-            except (openai.APIConnectionError, openai.APIStatusError):
+            if not send(self.api, job.session_id, [user_message(RERUN_MESSAGE)], key=f"{job.session_id}/rerun/{reruns + 1}"):
                 return False
             self.store.update_job(job, checkpoint={**job.checkpoint, "rerun_needed": False, "reruns": reruns + 1})
             return True
