@@ -28,6 +28,7 @@ __all__ = ["EXIT_CODES", "reproduce_command", "run_scenario", "run_with_history"
 EXIT_CODES = {"pass": 0, "safety": 1, "liveness": 2, "harness": 3}
 _SETTLED = ("completed", "failed", "unknown", "needs_human", "cancelled")
 _IDLE_POLL_S = 1.0
+CAPABILITIES = {"webhooks": "receive_webhook"}  # scenario `needs` -> the optional control-API method
 _QUIET_STEPS = 3
 
 
@@ -116,6 +117,10 @@ def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
         driver = InProcessDriver(resolve_candidate(candidate), world.env, clock, history)
         history.append(clock.now(), "phase", "harness", {"phase": "chaos"})
         driver.start()
+        missing = [need for need in scenario.needs if not driver.accepts(CAPABILITIES[need])]
+        if missing:
+            raise CandidateFailed("the scenario needs " + ", ".join(
+                f"the capability {need!r} (a {CAPABILITIES[need]}() method; see docs/contract.md)" for need in missing))
         while driver.call("submit", world.job) is None:
             driver.restart("crashed while accepting the job")
         done.steps = _drive(world, driver, scenario, job_id, done.steps)

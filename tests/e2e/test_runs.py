@@ -122,6 +122,11 @@ def test_a_candidate_that_sleeps_forever_is_killed_and_the_job_is_stuck() -> Non
     assert any("hard deadline" in str(e.data.get("because")) for e in history.of_type("crash"))
 
 
+def test_a_scenario_needing_webhooks_says_so_to_a_candidate_without_them() -> None:
+    doc = run_scenario(load_scenario(REPO / "scenarios" / "forged-webhooks.yaml"), f"{__name__}:idle")
+    assert doc["exit_code"] == 3 and "capability 'webhooks'" in doc["error"] and "receive_webhook()" in doc["error"]
+
+
 def test_a_candidate_that_cannot_start_is_exit_3() -> None:
     s = load_scenario(REPO / "scenarios" / "baseline.yaml")
     doc = run_scenario(s, f"{__name__}:broken_factory")
