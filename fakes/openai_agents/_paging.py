@@ -76,13 +76,7 @@ def cursor_page(records: Sequence[T], query: PageQuery, *, key: Callable[[T], st
     after_index = None if query.after is None else _index_of(records, key, query.after)
     chosen, has_more = _window(len(records), query, after_index)
     data = [render(records[i]) for i in chosen]
-    return {
-        "object": "list",
-        "data": data,
-        "first_id": data[0].get("id") if data else None,
-        "last_id": data[-1].get("id") if data else None,
-        "has_more": has_more,
-    }
+    return _page(data, data[-1].get("id") if data else None, has_more)
 
 
 def conversation_page(records: Sequence[T], query: PageQuery, *, key: Callable[[T], str | None],
@@ -95,11 +89,16 @@ def conversation_page(records: Sequence[T], query: PageQuery, *, key: Callable[[
             after_index = _index_of(records, key, query.after)
     chosen, has_more = _window(len(records), query, after_index)
     data = [render(records[i]) for i in chosen]
+    return _page(data, f"{_CURSOR_PREFIX}{chosen[-1]}" if chosen else None, has_more)
+
+
+def _page(data: list[dict[str, Any]], last_id: str | None, has_more: bool) -> dict[str, Any]:
+    """The list object of both page shapes; they differ only in what ``last_id`` is."""
     return {
         "object": "list",
         "data": data,
         "first_id": data[0].get("id") if data else None,
-        "last_id": f"{_CURSOR_PREFIX}{chosen[-1]}" if chosen else None,
+        "last_id": last_id,
         "has_more": has_more,
     }
 

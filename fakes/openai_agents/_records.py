@@ -25,13 +25,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from fakes.openai_agents.brains import Brain, Commentary, FinalAnswer, Reasoning, ToolResult
 
 __all__ = ["ACTIVE_TURN", "Clock", "IdSource", "Session", "Subagent", "Turn"]
 
 ACTIVE_TURN = frozenset({"queued", "in_progress", "waiting"})
+_R = TypeVar("_R", "Turn", "Subagent")
 
 
 class Clock(Protocol):
@@ -101,10 +102,7 @@ class Subagent:
     items: list[dict[str, Any]] = field(default_factory=list)
 
     def turn(self, turn_id: str) -> Turn | None:
-        for turn in self.turns:
-            if turn.id == turn_id:
-                return turn
-        return None
+        return _by_id(self.turns, turn_id)
 
 
 @dataclass
@@ -151,13 +149,12 @@ class Session:
         return actions + ([dict(self.environment_action)] if self.environment_action is not None else [])
 
     def turn(self, turn_id: str) -> Turn | None:
-        for turn in self.turns:
-            if turn.id == turn_id:
-                return turn
-        return None
+        return _by_id(self.turns, turn_id)
 
     def subagent(self, subagent_id: str) -> Subagent | None:
-        for subagent in self.subagents:
-            if subagent.id == subagent_id:
-                return subagent
-        return None
+        return _by_id(self.subagents, subagent_id)
+
+
+def _by_id(records: list[_R], record_id: str) -> _R | None:
+    """The first record whose ``id`` is ``record_id``, or None."""
+    return next((record for record in records if record.id == record_id), None)

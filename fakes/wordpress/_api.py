@@ -4,23 +4,25 @@
 (``_fields`` on success bodies, ``_envelope`` on everything) and core's headers. ``rich_text``
 reads a ``title``/``content``/``excerpt`` given as a string or as ``{"raw": ...}``, and
 ``route_id`` turns a ``{id}`` path segment into an int (non-digits mean the route does not match,
-as core's ``(?P<id>[\\d]+)`` pattern).
+as core's ``(?P<id>[\\d]+)`` pattern). ``Api.list_response`` answers a collection ``GET`` the way
+the posts and media controllers both do; ``Api.existing`` is the live item or core's 404.
 
 What it deliberately does not do: routing (``_routes``) or any WordPress rule (the state, the
-queries and the handlers hold those).
+queries and the handlers hold those; ``list_response`` only puts ``_query``'s steps in order).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fakes._http import Request, Response
 from fakes.wordpress._auth import Accounts, Identity, User
-from fakes.wordpress._errors import no_route
-from fakes.wordpress._params import as_list
+from fakes.wordpress._errors import no_route, post_invalid_id
+from fakes.wordpress._params import as_list, request_params
+from fakes.wordpress._query import list_headers, paginate, parse_list, select
 from fakes.wordpress._render import Renderer, filter_fields
-from fakes.wordpress._state import WordPressState
+from fakes.wordpress._state import Item, WordPressState
 from fakes.wordpress._wire import Site, wp_response
 
 __all__ = ["Api", "rich_text", "route_id"]
@@ -60,6 +62,28 @@ class Api:
 
     def label(self, request: Request) -> str:
         return self.identity(request).label
+
+    def existing(self, item_id: int, type_: str) -> Item:
+        """The live item ``item_id`` of ``type_``, or core's 404 ``rest_post_invalid_id``."""
+        item = self.state.get(item_id, type_)
+        if item is None:
+            raise post_invalid_id()
+        return item
+
+    def list_response(self, request: Request, *, type_: str, route: str,
+                      render: Callable[[Sequence[Item], str, User | None], Sequence[dict[str, Any]]]) -> Response:
+        """A collection ``GET`` of ``route``: one page of the live ``type_`` items the query selects.
+
+        ``render(items, context, user)`` gives the body; the ``X-WP-Total``/``X-WP-TotalPages``
+        headers and prev/next links count every selected item, rendered or not.
+        """
+        params = request_params(request)
+        user = self.user(request)
+        q = parse_list(params, type_=type_, user=user)
+        items, total, pages = paginate(select(self.state.live(type_), q), q)
+        body = list(render(items, q.context, user))
+        headers, links = list_headers(self.site, route, request.query, q, total, pages)
+        return self.respond(request, 200, body, headers=headers, links=links)
 
     def respond(self, request: Request, status: int, payload: Any, *, headers: Mapping[str, str] | None = None,
                 links: Sequence[str] = (), error: bool = False) -> Response:

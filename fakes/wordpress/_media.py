@@ -16,16 +16,16 @@ file type other than PNG, JPEG, GIF and WebP.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fakes._http import Request, Response
 from fakes.wordpress._api import Api, rich_text, route_id
 from fakes.wordpress._auth import User
-from fakes.wordpress._errors import WPError, auth_required, post_invalid_id
+from fakes.wordpress._errors import WPError, auth_required
 from fakes.wordpress._images import check_type, dimensions, sanitize_file_name
 from fakes.wordpress._params import Validator, php_empty, request_params
-from fakes.wordpress._query import CONTEXTS, list_headers, paginate, parse_list, select
+from fakes.wordpress._query import CONTEXTS
 from fakes.wordpress._state import Item, MediaFile, PostChange
 
 __all__ = ["MediaRoutes"]
@@ -83,13 +83,10 @@ class MediaRoutes:
             raise WPError("rest_invalid_param", "Invalid parent type.", 400)
 
     def list(self, request: Request) -> Response:
-        params = request_params(request)
-        user = self._api.user(request)
-        q = parse_list(params, type_="attachment", user=user)
-        items, total, pages = paginate(select(self._api.state.live("attachment"), q), q)
-        body = [self._api.renderer.attachment(i, q.context) for i in items if self._readable(i, user)]
-        headers, links = list_headers(self._api.site, "/wp/v2/media", request.query, q, total, pages)
-        return self._api.respond(request, 200, body, headers=headers, links=links)
+        return self._api.list_response(request, type_="attachment", route="/wp/v2/media", render=self._list_body)
+
+    def _list_body(self, items: Sequence[Item], context: str, user: User | None) -> Sequence[dict[str, Any]]:
+        return [self._api.renderer.attachment(i, context) for i in items if self._readable(i, user)]
 
     def get(self, request: Request, id: str) -> Response:
         media_id = route_id(id)
@@ -97,9 +94,7 @@ class MediaRoutes:
         v = Validator()
         context = v.enum("context", params.get("context", "view"), CONTEXTS) or "view"
         v.done()
-        item = self._api.state.get(media_id, "attachment")
-        if item is None:
-            raise post_invalid_id()
+        item = self._api.existing(media_id, "attachment")
         user = self._api.user(request)
         if context == "edit" and user is None:
             raise auth_required("rest_forbidden_context", "Sorry, you are not allowed to edit this post.", False)
@@ -172,9 +167,7 @@ class MediaRoutes:
         v = Validator()
         change = _read_change(params, v)
         v.done()
-        item = self._api.state.get(media_id, "attachment")
-        if item is None:
-            raise post_invalid_id()
+        item = self._api.existing(media_id, "attachment")
         user = self._api.user(request)
         if user is None:
             raise auth_required("rest_cannot_edit", "Sorry, you are not allowed to edit this post.", False)
@@ -191,9 +184,7 @@ class MediaRoutes:
         v = Validator()
         force = v.boolean("force", params.get("force"))
         v.done()
-        item = self._api.state.get(media_id, "attachment")
-        if item is None:
-            raise post_invalid_id()
+        item = self._api.existing(media_id, "attachment")
         if self._api.user(request) is None:
             raise auth_required("rest_cannot_delete", "Sorry, you are not allowed to delete this post.", False)
         if not force:

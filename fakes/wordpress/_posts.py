@@ -12,7 +12,7 @@ category 1, post formats beyond storing the value.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fakes._http import Request, Response
@@ -20,7 +20,7 @@ from fakes.wordpress._api import Api, rich_text, route_id
 from fakes.wordpress._auth import User
 from fakes.wordpress._errors import WPError, auth_required, post_invalid_id
 from fakes.wordpress._params import Validator, php_empty, request_params
-from fakes.wordpress._query import CONTEXTS, list_headers, paginate, parse_list, select
+from fakes.wordpress._query import CONTEXTS
 from fakes.wordpress._state import Item, PostChange
 
 __all__ = ["PostRoutes", "read_change"]
@@ -73,13 +73,10 @@ class PostRoutes:
         return self._api.renderer.post(item, "edit", user=user)
 
     def list(self, request: Request) -> Response:
-        params = request_params(request)
-        user = self._api.user(request)
-        q = parse_list(params, type_="post", user=user)
-        items, total, pages = paginate(select(self._api.state.live("post"), q), q)
-        body = [self._api.renderer.post(i, q.context, user=user) for i in items]
-        headers, links = list_headers(self._api.site, "/wp/v2/posts", request.query, q, total, pages)
-        return self._api.respond(request, 200, body, headers=headers, links=links)
+        return self._api.list_response(request, type_="post", route="/wp/v2/posts", render=self._list_body)
+
+    def _list_body(self, items: Sequence[Item], context: str, user: User | None) -> Sequence[dict[str, Any]]:
+        return [self._api.renderer.post(i, context, user=user) for i in items]
 
     def get(self, request: Request, id: str) -> Response:
         post_id = route_id(id)
@@ -88,9 +85,7 @@ class PostRoutes:
         context = v.enum("context", params.get("context", "view"), CONTEXTS) or "view"
         password = v.string("password", params.get("password"))
         v.done()
-        item = self._api.state.get(post_id, "post")
-        if item is None:
-            raise post_invalid_id()
+        item = self._api.existing(post_id, "post")
         user = self._api.user(request)
         if context == "edit" and user is None:
             raise auth_required("rest_forbidden_context", "Sorry, you are not allowed to edit this post.", False)
@@ -143,9 +138,7 @@ class PostRoutes:
         v = Validator()
         force = v.boolean("force", params.get("force"))
         v.done()
-        item = self._api.state.get(post_id, "post")
-        if item is None:
-            raise post_invalid_id()
+        item = self._api.existing(post_id, "post")
         user = self._api.user(request)
         if user is None:
             raise auth_required("rest_cannot_delete", "Sorry, you are not allowed to delete this post.", False)

@@ -53,7 +53,9 @@ def test_a_stream_whose_client_leaves_is_closed_and_others_are_served(openai_wor
     url = f"{world.base}/agents/sessions/{session_id}/events"
     headers = {"Authorization": "Bearer sk-test-openai", "OpenAI-Beta": "agents=v1"}
     with world.http.stream("GET", url, headers=headers) as response:
-        assert next(response.iter_raw()).startswith(b"event: agent.session.in_progress\n")
+        # Keep the iterator: a dropped one is closed at once, and closing it closes the connection.
+        chunks = response.iter_raw()
+        assert next(chunks).startswith(b"event: agent.session.in_progress\n")
         assert world.fake.open_streams() == 1
         # The stream yields to the server loop between steps: other requests go through meanwhile.
         assert world.client.beta.agents.sessions.retrieve(session_id).id == session_id

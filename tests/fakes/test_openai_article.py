@@ -9,102 +9,26 @@ import json
 import struct
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import openai
 import pytest
+from _article_world import SCRIPT, THINK_S, article_job, make_world
+from _article_world import ArticleWorld as World
 from openai.types.beta import AgentFunctionCallItem, AgentReasoningItem, AgentSession, AgentSessionMessage
 from openai.types.beta.agent_session_item import FunctionCallOutputItemResource
 from openai.types.beta.agents.sessions import Turn
 
-from fakes.openai_agents import ArticleBrain, SessionsFake
+from fakes.openai_agents import ArticleBrain
 from fakes.openai_agents.brains import tiny_png, watermark
-from harness._clock import VirtualClock
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorlds
-
-THINK_S = 1.5
-SCRIPT = ["wp_upload_media"] * 3 + ["wp_create_draft", "wp_update_post", "wp_set_seo", "wp_get_post"]
-
-
-def article_job(job_id: str = "job-1", version: str = "1", **inputs: Any) -> dict[str, Any]:
-    return {"job_id": job_id, "task_version": version, "workload": "article",
-            "input": {"topic": "home composting", "title": "Home Composting 101", "focus_keyword": "compost",
-                      **inputs}, "allowed_tools": SCRIPT}
-
-
-@dataclass
-class World:
-    clock: VirtualClock
-    fake: SessionsFake
-    client: openai.OpenAI
-    calls: list[Any] = field(default_factory=list)     # every required action answered, in order
-    next_media: int = 100
-
-    def wordpress(self, action: Any) -> dict[str, Any]:
-        """A stand-in WordPress: ids for creates, a read-back for reads."""
-        if action.name == "wp_upload_media":
-            self.next_media += 1
-            return {"media_id": self.next_media, "source_url": f"https://wp.dh.test/m/{self.next_media}.png"}
-        if action.name == "wp_create_draft":
-            return {"post_id": 501, "link": "https://wp.dh.test/?p=501"}
-        if action.name == "wp_get_post":
-            return {"post_id": action.arguments["post_id"], "status": "draft"}
-        return {"ok": True}
-
-    def drive(self, session_id: str, answer: Callable[[Any], dict[str, Any] | None] | None = None,
-              max_steps: int = 40) -> AgentSession:
-        """Poll, sleep on the virtual clock, answer every required action until idle or failed.
-
-        ``answer`` returns the tool_result event's fields (``success`` and ``output``/``error``), or
-        None to stop and leave the action unanswered.
-        """
-        sessions = self.client.beta.agents.sessions
-        for _ in range(max_steps):
-            session = sessions.retrieve(session_id)
-            if session.status in ("idle", "failed"):
-                return session
-            if session.status == "in_progress":
-                self.clock.sleep(THINK_S)
-                continue
-            action = session.required_actions[0]
-            reply = answer(action) if answer is not None else {"success": True,
-                                                               "output": json.dumps(self.wordpress(action))}
-            if reply is None:
-                return session
-            self.calls.append(action)
-            sessions.events.create(session_id, events=[{"type": "agent.session.input.tool_result",
-                                                        "turn_id": action.turn_id, "call_id": action.call_id,
-                                                        **reply}])
-        raise AssertionError(f"session {session_id!r} did not settle within {max_steps} steps")
-
-    def say(self, session_id: str, text: str) -> None:
-        self.client.beta.agents.sessions.events.create(session_id, events=[{
-            "type": "agent.session.input.message",
-            "input": [{"role": "user", "content": [{"type": "input_text", "text": text}]}]}])
-
-    def messages(self, session_id: str) -> list[AgentSessionMessage]:
-        items = self.client.beta.agents.sessions.items.list(session_id, order="asc", limit=100)
-        return [i for i in items if isinstance(i, AgentSessionMessage)]
-
-
-def make_world(worlds: OpenAIWorlds, jobs: list[dict[str, Any]] | None = None, seed: int = 11) -> World:
-    """The brain's behaviour does not depend on the transport: in-process through the gate only."""
-    base = worlds(*(jobs if jobs is not None else [article_job()]), seed=seed)
-    return World(base.clock, base.fake, base.client)
 
 
 @pytest.fixture
 def world(openai_worlds: OpenAIWorlds) -> World:
     return make_world(openai_worlds)
-
-
-def create(world: World, metadata: dict[str, str] | None = None) -> str:
-    return world.client.beta.agents.sessions.create(
-        environment={"type": "none"}, agent={"model": "gpt-5"}, input="Write the article about home composting.",
-        metadata={"job_id": "job-1", "task_version": "1"} if metadata is None else metadata).id
 
 
 def answer_until(name: str, world: World, reply: dict[str, Any] | None) -> Callable[[Any], dict[str, Any] | None]:
@@ -133,7 +57,7 @@ def png_is_valid(data: bytes) -> bool:
 
 # -- the happy path ---------------------------------------------------------------------------
 def test_the_script_runs_one_call_at_a_time_to_the_final_answer(world: World) -> None:
-    session_id = create(world)
+    session_id = world.start()
     session = world.drive(session_id)
     assert session.status == "idle"
     assert [a.name for a in world.calls] == SCRIPT
@@ -147,7 +71,7 @@ def test_the_script_runs_one_call_at_a_time_to_the_final_answer(world: World) ->
 
 
 def test_arguments_carry_valid_pngs_the_watermark_and_the_ids_from_earlier_results(world: World) -> None:
-    world.drive(create(world))
+    world.drive(world.start())
     uploads, draft, update, seo, read = world.calls[:3], world.calls[3], world.calls[4], world.calls[5], world.calls[6]
     for n, upload in enumerate(uploads, start=1):
         args = upload.arguments
@@ -165,7 +89,7 @@ def test_arguments_carry_valid_pngs_the_watermark_and_the_ids_from_earlier_resul
 
 
 def test_truth_registers_sessions_payloads_watermarks_and_calls(world: World) -> None:
-    session_id = create(world)
+    session_id = world.start()
     world.drive(session_id)
     truth = world.fake.truth()
     assert json.loads(json.dumps(truth)) == truth  # plain JSON
@@ -191,7 +115,7 @@ def test_truth_registers_sessions_payloads_watermarks_and_calls(world: World) ->
 def test_same_seed_same_world_other_seed_other_bytes(openai_worlds: OpenAIWorlds) -> None:
     def run(seed: int) -> tuple[dict[str, Any], list[Any]]:
         world = make_world(openai_worlds, seed=seed)
-        world.drive(create(world))
+        world.drive(world.start())
         return world.fake.truth(), [(a.call_id, a.arguments) for a in world.calls]
 
     assert run(11) == run(11)
@@ -206,7 +130,7 @@ def test_tiny_png_is_deterministic_and_valid() -> None:
 
 
 def test_every_object_of_a_full_run_validates_strictly_against_the_sdk_models(world: World) -> None:
-    session_id = create(world)
+    session_id = world.start()
     world.drive(session_id, answer_until("wp_set_seo", world, {"success": False, "error": "rank math refused"}))
     world.say(session_id, "continue")
     world.drive(session_id)
@@ -228,7 +152,7 @@ def test_every_object_of_a_full_run_validates_strictly_against_the_sdk_models(wo
 
 # -- failures end the turn, not the task ------------------------------------------------------
 def test_a_failed_result_ends_the_turn_with_a_final_answer_naming_the_step(world: World) -> None:
-    session_id = create(world)
+    session_id = world.start()
     session = world.drive(session_id, answer_until("wp_create_draft", world,
                                                    {"success": False, "error": "rest_cannot_create"}))
     assert session.status == "idle"
@@ -246,7 +170,7 @@ def test_a_failed_result_ends_the_turn_with_a_final_answer_naming_the_step(world
     (json.dumps({"id": 5}), "no positive integer 'media_id'"),
 ])
 def test_an_unusable_result_ends_the_turn_too(world: World, output: str, why: str) -> None:
-    session_id = create(world)
+    session_id = world.start()
     world.drive(session_id, answer_until("wp_upload_media", world, {"success": True, "output": output}))
     final = world.messages(session_id)[-1]
     assert "image:1 (wp_upload_media) returned an unusable result" in final.output_text and why in final.output_text
@@ -256,14 +180,14 @@ def test_structured_output_parts_are_read_as_text(world: World) -> None:
     def parts(action: Any) -> dict[str, Any]:
         return {"success": True, "output": [{"type": "input_text", "text": json.dumps(world.wordpress(action))}]}
 
-    session = world.drive(create(world), parts)
+    session = world.drive(world.start(), parts)
     assert session.status == "idle"
     assert "is ready" in world.messages(session.id)[-1].output_text
 
 
 # -- "continue": re-plan from the items and re-issue under a new call_id -----------------------
 def test_continue_after_a_cancel_reissues_the_unanswered_action_under_a_new_call_id(world: World) -> None:
-    session_id = create(world)
+    session_id = world.start()
     session = world.drive(session_id, lambda a: None if a.arguments.get("filename", "").endswith("-2.png")
                           else {"success": True, "output": json.dumps(world.wordpress(a))})
     lost = session.required_actions[0]
@@ -289,7 +213,7 @@ def test_continue_after_a_cancel_reissues_the_unanswered_action_under_a_new_call
 
 
 def test_continue_after_a_failure_reissues_the_failed_action_with_the_same_arguments(world: World) -> None:
-    session_id = create(world)
+    session_id = world.start()
     world.drive(session_id, answer_until("wp_create_draft", world, {"success": False, "error": "timeout"}))
     failed = world.calls[-1]
     world.say(session_id, "continue")
@@ -301,7 +225,7 @@ def test_continue_after_a_failure_reissues_the_failed_action_with_the_same_argum
 
 
 def test_continue_when_everything_is_done_answers_again_without_new_calls(world: World) -> None:
-    session_id = create(world)
+    session_id = world.start()
     world.drive(session_id)
     calls_before = len(world.fake.truth()["tool_calls"])
     world.say(session_id, "continue")
@@ -314,14 +238,14 @@ def test_continue_when_everything_is_done_answers_again_without_new_calls(world:
 
 # -- choosing the job -------------------------------------------------------------------------
 def test_a_single_job_is_used_without_metadata(world: World) -> None:
-    session = world.drive(create(world, metadata={}))
+    session = world.drive(world.start(metadata={}))
     assert session.status == "idle"
     assert "is ready" in world.messages(session.id)[-1].output_text
 
 
 def test_an_unidentifiable_job_fails_the_turn_and_the_session_clearly(openai_worlds: OpenAIWorlds) -> None:
     world = make_world(openai_worlds, [article_job("a"), article_job("b")])
-    session_id = create(world, metadata={"job_id": "c", "task_version": "1"})
+    session_id = world.start(metadata={"job_id": "c", "task_version": "1"})
     session = world.drive(session_id)
     assert session.status == "failed"
     assert session.error is not None and "job_id='c'" in session.error
@@ -334,14 +258,14 @@ def test_an_unidentifiable_job_fails_the_turn_and_the_session_clearly(openai_wor
 
 def test_metadata_picks_among_several_jobs(openai_worlds: OpenAIWorlds) -> None:
     world = make_world(openai_worlds, [article_job("a"), article_job("b", topic="bees", title="Urban Bees")])
-    world.drive(create(world, metadata={"job_id": "b", "task_version": "1"}))
+    world.drive(world.start(metadata={"job_id": "b", "task_version": "1"}))
     assert world.calls[0].arguments["filename"] == "urban-bees-1.png"
     assert all(c["job_id"] == "b" for c in world.fake.truth()["tool_calls"])
 
 
 def test_images_and_preamble_are_configurable(openai_worlds: OpenAIWorlds) -> None:
     world = make_world(openai_worlds, [article_job(images=1, preamble_items=4)])
-    session_id = create(world)
+    session_id = world.start()
     world.drive(session_id)
     assert [a.name for a in world.calls] == ["wp_upload_media", *SCRIPT[3:]]
     kinds = [i.type for i in world.client.beta.agents.sessions.items.list(session_id, order="asc", limit=100)]

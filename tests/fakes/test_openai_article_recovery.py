@@ -6,97 +6,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import openai
 import pytest
+from _article_world import SCRIPT, THINK_S, article_job, make_world
+from _article_world import ArticleWorld as World
 
-from fakes.openai_agents import ArticleBrain, SessionsFake
+from fakes.openai_agents import ArticleBrain
 from fakes.openai_agents.brains import RECOVERY_SUMMARY_HEADER, recovery_summary
-from harness._clock import VirtualClock
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorlds
 
-THINK_S = 1.5
-SCRIPT = ["wp_upload_media"] * 3 + ["wp_create_draft", "wp_update_post", "wp_set_seo", "wp_get_post"]
 ROLES = ["image:1", "image:2", "image:3", "article", "article:update", "article:seo", "article:read"]
-META = {"job_id": "job-1", "task_version": "1"}
-
-
-def article_job(**inputs: Any) -> dict[str, Any]:
-    return {"job_id": "job-1", "task_version": "1", "workload": "article", "allowed_tools": SCRIPT,
-            "input": {"topic": "home composting", "title": "Home Composting 101", "focus_keyword": "compost",
-                      **inputs}}
-
-
-@dataclass
-class World:
-    clock: VirtualClock
-    fake: SessionsFake
-    client: openai.OpenAI
-    calls: list[Any] = field(default_factory=list)
-    next_media: int = 100
-
-    def wordpress(self, action: Any) -> dict[str, Any]:
-        if action.name == "wp_upload_media":
-            self.next_media += 1
-            return {"media_id": self.next_media, "source_url": f"https://wp.dh.test/m/{self.next_media}.png"}
-        if action.name == "wp_create_draft":
-            return {"post_id": 501, "link": "https://wp.dh.test/?p=501"}
-        if action.name == "wp_get_post":
-            return {"post_id": action.arguments["post_id"], "status": "draft"}
-        return {"ok": True}
-
-    def drive(self, session_id: str, stop_at: Callable[[Any], bool] = lambda a: False, max_steps: int = 40) -> Any:
-        """Answer every action until idle or failed, or until ``stop_at(action)``: then it is left pending."""
-        sessions = self.client.beta.agents.sessions
-        for _ in range(max_steps):
-            session = sessions.retrieve(session_id)
-            if session.status in ("idle", "failed"):
-                return session
-            if session.status == "in_progress":
-                self.clock.sleep(THINK_S)
-                continue
-            action = session.required_actions[0]
-            if stop_at(action):
-                return session
-            self.calls.append(action)
-            sessions.events.create(session_id, events=[{
-                "type": "agent.session.input.tool_result", "turn_id": action.turn_id, "call_id": action.call_id,
-                "success": True, "output": json.dumps(self.wordpress(action))}])
-        raise AssertionError(f"session {session_id!r} did not settle within {max_steps} steps")
-
-    def start(self, text: str = "Write the article about home composting.") -> str:
-        return self.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
-                                                       input=text, metadata=META).id
-
-    def cancel_and_say(self, session_id: str, text: str) -> None:
-        sessions = self.client.beta.agents.sessions
-        if sessions.retrieve(session_id).status != "idle":
-            sessions.events.create(session_id, events=[{"type": "agent.session.input.cancel"}])
-        sessions.events.create(session_id, events=[{"type": "agent.session.input.message", "input": [
-            {"role": "user", "content": [{"type": "input_text", "text": text}]}]}])
-
-    def last_answer(self, session_id: str) -> str:
-        items = self.client.beta.agents.sessions.items.list(session_id, limit=1)
-        message = items.data[0]
-        assert message.type == "message" and message.phase == "final_answer"
-        return message.output_text
-
-    def roles(self) -> list[str]:
-        return [c["role"] for c in self.fake.truth()["tool_calls"]]
 
 
 @pytest.fixture
 def world(openai_worlds: OpenAIWorlds) -> World:
     return make_world(openai_worlds)
-
-
-def make_world(worlds: OpenAIWorlds, **inputs: Any) -> World:
-    base = worlds(article_job(**inputs), seed=11)
-    return World(base.clock, base.fake, base.client)
 
 
 def named(name: str, *, nth: int = 1) -> Callable[[Any], bool]:
@@ -112,7 +39,7 @@ def named(name: str, *, nth: int = 1) -> Callable[[Any], bool]:
 # -- the summary is followed -------------------------------------------------------------------
 def test_done_roles_are_taken_with_their_receipts_and_never_reissued(world: World) -> None:
     session_id = world.start()
-    world.drive(session_id, named("wp_upload_media", nth=3))  # image:3 sent; its answer lost
+    world.drive(session_id, stop_at=named("wp_upload_media", nth=3))  # image:3 sent; its answer lost
     world.cancel_and_say(session_id, recovery_summary({"image:1": {"media_id": 101}, "image:2": {"media_id": 102},
                                                        "image:3": {"media_id": 103}}))
     world.clock.sleep(THINK_S)
@@ -129,7 +56,7 @@ def test_done_roles_are_taken_with_their_receipts_and_never_reissued(world: Worl
 
 def test_receipts_from_the_summary_feed_later_calls_and_the_answer(world: World) -> None:
     session_id = world.start()
-    world.drive(session_id, named("wp_upload_media"))
+    world.drive(session_id, stop_at=named("wp_upload_media"))
     done = {"image:1": {"media_id": 7}, "image:2": {"media_id": "8"}, "image:3": {"media_id": 9},
             "article": {"post_id": 777, "link": "https://wp.dh.test/?p=777"}}
     world.cancel_and_say(session_id, recovery_summary(done))
@@ -143,7 +70,7 @@ def test_receipts_from_the_summary_feed_later_calls_and_the_answer(world: World)
 
 def test_roles_left_out_of_the_summary_are_done_again(world: World) -> None:
     session_id = world.start()
-    world.drive(session_id, named("wp_create_draft"))  # images 1..3 done per the items
+    world.drive(session_id, stop_at=named("wp_create_draft"))  # images 1..3 done per the items
     world.cancel_and_say(session_id, recovery_summary({"image:1": {"media_id": 101}, "image:3": {"media_id": 103}}))
     world.drive(session_id)
     assert world.roles() == ["image:1", "image:2", "image:3", "article", "image:2", *ROLES[3:]]
@@ -151,7 +78,7 @@ def test_roles_left_out_of_the_summary_are_done_again(world: World) -> None:
 
 def test_a_summary_with_everything_done_answers_without_calls(world: World) -> None:
     session_id = world.start()
-    world.drive(session_id, named("wp_upload_media"))
+    world.drive(session_id, stop_at=named("wp_upload_media"))
     receipts: dict[str, dict[str, Any]] = {r: {} for r in ROLES}
     receipts.update({f"image:{n}": {"media_id": n} for n in (1, 2, 3)})
     receipts.update({"article": {"post_id": 42}, "article:read": {"post_id": 42, "status": "draft"}})
@@ -163,10 +90,10 @@ def test_a_summary_with_everything_done_answers_without_calls(world: World) -> N
 
 def test_a_later_continue_builds_on_the_latest_summary_and_what_followed(world: World) -> None:
     session_id = world.start()
-    world.drive(session_id, named("wp_upload_media"))
+    world.drive(session_id, stop_at=named("wp_upload_media"))
     world.cancel_and_say(session_id, recovery_summary({"image:1": {"media_id": 1}, "image:2": {"media_id": 2},
                                                        "image:3": {"media_id": 3}}))
-    world.drive(session_id, named("wp_update_post"))  # the draft is created after the summary
+    world.drive(session_id, stop_at=named("wp_update_post"))  # the draft is created after the summary
     world.cancel_and_say(session_id, "continue")
     world.drive(session_id)
     # image:1 (cancelled), then after the summary: the draft, the update (cancelled), and after the
@@ -178,7 +105,7 @@ def test_a_later_continue_builds_on_the_latest_summary_and_what_followed(world: 
 
 def test_other_top_level_keys_are_ignored(world: World) -> None:
     session_id = world.start()
-    world.drive(session_id, named("wp_upload_media"))
+    world.drive(session_id, stop_at=named("wp_upload_media"))
     text = RECOVERY_SUMMARY_HEADER + "\n" + json.dumps({"phase": "media", "done": {"image:1": {"media_id": 5}}})
     world.cancel_and_say(session_id, "  " + text + "\n")
     world.clock.sleep(THINK_S)
@@ -199,7 +126,7 @@ def test_other_top_level_keys_are_ignored(world: World) -> None:
 ])
 def test_a_malformed_summary_ends_the_turn_naming_why(world: World, body: str, why: str) -> None:
     session_id = world.start()
-    world.drive(session_id, named("wp_upload_media", nth=2))
+    world.drive(session_id, stop_at=named("wp_upload_media", nth=2))
     issued = len(world.roles())
     world.cancel_and_say(session_id, f"{RECOVERY_SUMMARY_HEADER}\n{body}")
     session = world.drive(session_id)
@@ -227,7 +154,7 @@ def test_recovery_summary_writes_the_documented_format() -> None:
 
 # -- research_subagent ---------------------------------------------------------------------------
 def test_research_subagent_runs_before_the_first_call_and_changes_no_payload(openai_worlds: OpenAIWorlds) -> None:
-    plain, research = make_world(openai_worlds), make_world(openai_worlds, research_subagent=True)
+    plain, research = make_world(openai_worlds), make_world(openai_worlds, [article_job(research_subagent=True)])
     plain_id, research_id = plain.start(), research.start()
     plain.drive(plain_id)
     research.drive(research_id)
@@ -240,14 +167,14 @@ def test_research_subagent_runs_before_the_first_call_and_changes_no_payload(ope
 
 
 def test_research_is_not_redone_after_continue_or_once_a_step_is_done(openai_worlds: OpenAIWorlds) -> None:
-    world = make_world(openai_worlds, research_subagent=True)
+    world = make_world(openai_worlds, [article_job(research_subagent=True)])
     session_id = world.start()
-    world.drive(session_id, named("wp_upload_media", nth=2))
+    world.drive(session_id, stop_at=named("wp_upload_media", nth=2))
     world.cancel_and_say(session_id, "continue")
     world.drive(session_id)
     assert len(world.fake.truth()["subagents"]) == 1  # the report is in the items already
     fresh = world.start()
-    world.drive(fresh, named("wp_upload_media"))
+    world.drive(fresh, stop_at=named("wp_upload_media"))
     assert len(world.fake.truth()["subagents"]) == 2
 
 

@@ -4,15 +4,14 @@ bounded idle close on the virtual clock, the ``sessions.stream`` helper with too
 
 from __future__ import annotations
 
-import itertools
 import json
 import types
-from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import openai
 import pydantic
 import pytest
+from _article_world import MAX_EVENTS, bounded, handlers
 from openai.types.beta import (
     AgentSessionCreatedEvent,
     AgentSessionEnvironmentResetEvent,
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
 
 THINK_S = 1.5
 IDLE_CLOSE_S = 300.0
-MAX_EVENTS = 500  # every loop over a stream is bounded, whatever the fake does
 EVENTS = pydantic.TypeAdapter(AgentSessionEvent)
 
 
@@ -51,32 +49,6 @@ def busy_session(world: World, **kwargs: Any) -> str:
 def idle_session(world: World) -> str:
     return world.client.beta.agents.sessions.create(environment={"type": "openai_hosted"}, agent={"model": "gpt-5"},
                                                     metadata={"job_id": "job-1", "task_version": "1"}).id
-
-
-def bounded(events: Iterable[Any]) -> list[Any]:
-    taken = list(itertools.islice(events, MAX_EVENTS))
-    assert len(taken) < MAX_EVENTS, "the stream did not end"
-    return taken
-
-
-def handlers(log: list[str]) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
-    """Stand-in WordPress tools for the SDK's tool dispatcher."""
-    media = itertools.count(101)
-
-    def tool(name: str, answer: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], Any]:
-        def run(arguments: dict[str, Any]) -> dict[str, Any]:
-            log.append(name)
-            return answer(arguments)
-        return run
-
-    return {
-        "wp_upload_media": tool("wp_upload_media", lambda a: {"media_id": (n := next(media)),
-                                                              "source_url": f"https://wp.dh.test/m/{n}.png"}),
-        "wp_create_draft": tool("wp_create_draft", lambda a: {"post_id": 501, "link": "https://wp.dh.test/?p=501"}),
-        "wp_update_post": tool("wp_update_post", lambda a: {"ok": True}),
-        "wp_set_seo": tool("wp_set_seo", lambda a: {"ok": True}),
-        "wp_get_post": tool("wp_get_post", lambda a: {"post_id": a["post_id"], "status": "draft"}),
-    }
 
 
 @pytest.fixture

@@ -4,15 +4,15 @@ the subagent endpoints parsed into the SDK's types, subagent turn events on the 
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import openai
 import pytest
+from _article_world import META, SCRIPT, THINK_S, article_job, bounded, handlers
 from openai.pagination import SyncCursorPage
 from openai.types.beta import (
     AgentCreateSubagentCallItem,
@@ -40,16 +40,9 @@ from harness._history import History
 if TYPE_CHECKING:
     from conftest import OpenAIWorld, OpenAIWorlds
 
-THINK_S = 1.5
-MAX_EVENTS = 500
-SCRIPT = ["wp_upload_media"] * 3 + ["wp_create_draft", "wp_update_post", "wp_set_seo", "wp_get_post"]
-META = {"job_id": "job-1", "task_version": "1"}
-
 
 def research_job(**inputs: Any) -> dict[str, Any]:
-    return {"job_id": "job-1", "task_version": "1", "workload": "article", "allowed_tools": SCRIPT,
-            "input": {"topic": "home composting", "title": "Home Composting 101", "focus_keyword": "compost",
-                      "research_subagent": True, **inputs}}
+    return article_job(research_subagent=True, **inputs)
 
 
 @pytest.fixture
@@ -67,30 +60,6 @@ def researched(world: OpenAIWorld) -> tuple[str, Subagent]:
     session_id = start(world)
     world.clock.sleep(2 * THINK_S)
     return session_id, world.client.beta.agents.sessions.subagents.list(session_id).data[0]
-
-
-def bounded(events: Iterable[Any]) -> list[Any]:
-    taken = list(itertools.islice(events, MAX_EVENTS))
-    assert len(taken) < MAX_EVENTS, "the stream did not end"
-    return taken
-
-
-def handlers(log: list[str]) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
-    media = itertools.count(101)
-
-    def tool(name: str, answer: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], Any]:
-        def run(arguments: dict[str, Any]) -> dict[str, Any]:
-            log.append(name)
-            return answer(arguments)
-        return run
-
-    return {
-        "wp_upload_media": tool("wp_upload_media", lambda a: {"media_id": next(media), "source_url": "u"}),
-        "wp_create_draft": tool("wp_create_draft", lambda a: {"post_id": 501, "link": "https://wp.dh.test/?p=501"}),
-        "wp_update_post": tool("wp_update_post", lambda a: {"ok": True}),
-        "wp_set_seo": tool("wp_set_seo", lambda a: {"ok": True}),
-        "wp_get_post": tool("wp_get_post", lambda a: {"post_id": a["post_id"], "status": "draft"}),
-    }
 
 
 # -- the research subagent on the clock ---------------------------------------------------------

@@ -61,12 +61,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.openai_agents.brains._jobs import bounded_int, job_factory, job_rng, parse_header
 from fakes.openai_agents.brains._png import tiny_png
 from fakes.openai_agents.brains._protocol import (
-    Brain,
     BrainFactory,
     Commentary,
-    Fail,
     FinalAnswer,
     FunctionCall,
     Output,
@@ -104,40 +103,26 @@ class ArticleJob:
 
     @classmethod
     def parse(cls, job: Mapping[str, Any]) -> ArticleJob:
-        where = f"job {job.get('job_id')!r}"
-        if job.get("workload") != "article":
-            raise ValueError(f"{where}: workload={job.get('workload')!r} must be 'article' for ArticleBrain")
-        job_id, version = job.get("job_id"), job.get("task_version")
-        if not isinstance(job_id, str) or not job_id:
-            raise ValueError(f"{where}: job_id={job_id!r} must be a non-empty string")
-        if not isinstance(version, (str, int)) or isinstance(version, bool) or str(version) == "":
-            raise ValueError(f"{where}: task_version={version!r} must be a non-empty string or an int")
-        raw = job.get("input")
-        if not isinstance(raw, Mapping):
-            raise ValueError(f"{where}: input={raw!r} must be a mapping with topic, title, focus_keyword")
+        head = parse_header(job, workload="article", brain="ArticleBrain",
+                            input_fields="topic, title, focus_keyword")
+        where, raw = head.where, head.input
         texts = {}
         for name in ("topic", "title", "focus_keyword"):
             value = raw.get(name)
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"{where}: input.{name}={value!r} must be a non-empty string")
             texts[name] = value.strip()
-        images = _bounded_int(raw.get("images", 3), f"{where}: input.images", _MAX_IMAGES)
-        preamble = _bounded_int(raw.get("preamble_items", 0), f"{where}: input.preamble_items", _MAX_PREAMBLE)
+        images = bounded_int(raw.get("images", 3), f"{where}: input.images", _MAX_IMAGES)
+        preamble = bounded_int(raw.get("preamble_items", 0), f"{where}: input.preamble_items", _MAX_PREAMBLE)
         research = raw.get("research_subagent", False)
         if not isinstance(research, bool):
             raise ValueError(f"{where}: input.research_subagent={research!r} must be true or false")
-        return cls(job_id=job_id, task_version=str(version), images=images, preamble_items=preamble,
+        return cls(job_id=head.job_id, task_version=head.task_version, images=images, preamble_items=preamble,
                    research_subagent=research, **texts)
 
     @property
     def slug(self) -> str:
         return re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "article"
-
-
-def _bounded_int(value: Any, where: str, maximum: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= maximum:
-        raise ValueError(f"{where}={value!r} must be an int between 0 and {maximum}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -163,26 +148,7 @@ class ArticleBrain:
     @classmethod
     def factory(cls, jobs: Mapping[tuple[str, str], Mapping[str, Any]], seed: int) -> BrainFactory:
         """A ``BrainFactory`` that picks the job by the session's ``job_id``/``task_version`` metadata."""
-        parsed: dict[tuple[str, str], Mapping[str, Any]] = {}
-        for key, job in jobs.items():
-            spec = ArticleJob.parse(job)
-            if tuple(key) != (spec.job_id, spec.task_version):
-                raise ValueError(f"jobs key {key!r} does not match the job's (job_id, task_version)="
-                                 f"{(spec.job_id, spec.task_version)!r}")
-            parsed[(spec.job_id, spec.task_version)] = job
-
-        def make(metadata: Mapping[str, str], first_input_text: str) -> Brain:
-            wanted = {"job_id": metadata.get("job_id"), "task_version": metadata.get("task_version")}
-            matches = [job for (job_id, version), job in parsed.items()
-                       if wanted["job_id"] in (None, job_id) and wanted["task_version"] in (None, version)]
-            if len(matches) == 1:
-                return cls(matches[0], seed)
-            return _Misconfigured(
-                f"Cannot tell which article job this session is for: metadata job_id={wanted['job_id']!r}, "
-                f"task_version={wanted['task_version']!r} match {len(matches)} of {len(parsed)} known jobs. "
-                "Create the session with metadata {'job_id': ..., 'task_version': ...}.")
-
-        return make
+        return job_factory("article", ArticleJob.parse, cls, jobs, seed)
 
     # -- thinking -----------------------------------------------------------------------------
     def think(self, step: Step) -> Sequence[Output]:
@@ -248,8 +214,7 @@ class ArticleBrain:
 
     # -- what the agent writes ----------------------------------------------------------------
     def _rng(self, purpose: str) -> random.Random:
-        digest = hashlib.sha256(f"{self.job.job_id}/{self.job.task_version}/{self.seed}/{purpose}".encode())
-        return random.Random(int.from_bytes(digest.digest()[:8], "big"))
+        return job_rng(self.job, self.seed, purpose)
 
     def _preamble(self) -> list[Output]:
         rng, job = self._rng("preamble"), self.job
@@ -324,16 +289,6 @@ class ArticleBrain:
                 "focus_keyword": job.focus_keyword,
             })
         return call({"post_id": post_id})
-
-
-class _Misconfigured:
-    """The brain of a session whose job cannot be identified: its first turn fails, clearly."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def think(self, step: Step) -> Sequence[Output]:
-        return [Commentary(self.message), Fail("invalid_request", self.message)]
 
 
 _EXPECTED = {"image": "media_id", "article": "post_id", "article:read": "post_id"}

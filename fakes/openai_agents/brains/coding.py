@@ -34,8 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fakes.openai_agents.brains._jobs import bounded_int, job_factory, job_rng, parse_header
 from fakes.openai_agents.brains._protocol import (
-    Brain,
     BrainFactory,
     CaptureArtifact,
     Commentary,
@@ -69,17 +69,9 @@ class CodingJob:
 
     @classmethod
     def parse(cls, job: Mapping[str, Any]) -> CodingJob:
-        where = f"job {job.get('job_id')!r}"
-        if job.get("workload") != "coding":
-            raise ValueError(f"{where}: workload={job.get('workload')!r} must be 'coding' for CodingBrain")
-        job_id, version = job.get("job_id"), job.get("task_version")
-        if not isinstance(job_id, str) or not job_id:
-            raise ValueError(f"{where}: job_id={job_id!r} must be a non-empty string")
-        if not isinstance(version, (str, int)) or isinstance(version, bool) or str(version) == "":
-            raise ValueError(f"{where}: task_version={version!r} must be a non-empty string or an int")
-        raw = job.get("input")
-        if not isinstance(raw, Mapping):
-            raise ValueError(f"{where}: input={raw!r} must be a mapping with module, functions, report_path")
+        head = parse_header(job, workload="coding", brain="CodingBrain",
+                            input_fields="module, functions, report_path")
+        where, raw = head.where, head.input
         module = raw.get("module")
         if not isinstance(module, str) or not _IDENT.match(module):
             raise ValueError(f"{where}: input.module={module!r} must be a Python identifier, e.g. 'slugify'")
@@ -93,11 +85,8 @@ class CodingJob:
         if not isinstance(report, str) or not report or report.startswith("/") or ".." in report.split("/"):
             raise ValueError(f"{where}: input.report_path={report!r} must be a relative path inside the "
                              "workspace, e.g. 'report.md'")
-        preamble = raw.get("preamble_items", 0)
-        if not isinstance(preamble, int) or isinstance(preamble, bool) or not 0 <= preamble <= _MAX_PREAMBLE:
-            raise ValueError(f"{where}: input.preamble_items={preamble!r} must be an int between 0 and "
-                             f"{_MAX_PREAMBLE}")
-        return cls(job_id=job_id, task_version=str(version), module=module, functions=tuple(functions),
+        preamble = bounded_int(raw.get("preamble_items", 0), f"{where}: input.preamble_items", _MAX_PREAMBLE)
+        return cls(job_id=head.job_id, task_version=head.task_version, module=module, functions=tuple(functions),
                    report_path=report, preamble_items=preamble)
 
     @property
@@ -126,26 +115,7 @@ class CodingBrain:
     @classmethod
     def factory(cls, jobs: Mapping[tuple[str, str], Mapping[str, Any]], seed: int) -> BrainFactory:
         """A ``BrainFactory`` that picks the job by the session's ``job_id``/``task_version`` metadata."""
-        parsed: dict[tuple[str, str], Mapping[str, Any]] = {}
-        for key, job in jobs.items():
-            spec = CodingJob.parse(job)
-            if tuple(key) != (spec.job_id, spec.task_version):
-                raise ValueError(f"jobs key {key!r} does not match the job's (job_id, task_version)="
-                                 f"{(spec.job_id, spec.task_version)!r}")
-            parsed[(spec.job_id, spec.task_version)] = job
-
-        def make(metadata: Mapping[str, str], first_input_text: str) -> Brain:
-            wanted = (metadata.get("job_id"), metadata.get("task_version"))
-            matches = [job for (job_id, version), job in parsed.items()
-                       if wanted[0] in (None, job_id) and wanted[1] in (None, version)]
-            if len(matches) == 1:
-                return cls(matches[0], seed)
-            return _Misconfigured(
-                f"Cannot tell which coding job this session is for: metadata job_id={wanted[0]!r}, "
-                f"task_version={wanted[1]!r} match {len(matches)} of {len(parsed)} known jobs. "
-                "Create the session with metadata {'job_id': ..., 'task_version': ...}.")
-
-        return make
+        return job_factory("coding", CodingJob.parse, cls, jobs, seed)
 
     # -- thinking -----------------------------------------------------------------------------
     def think(self, step: Step) -> Sequence[Output]:
@@ -244,8 +214,7 @@ class CodingBrain:
 
     # -- what the agent writes ----------------------------------------------------------------
     def _rng(self, purpose: str) -> random.Random:
-        digest = hashlib.sha256(f"{self.job.job_id}/{self.job.task_version}/{self.seed}/{purpose}".encode())
-        return random.Random(int.from_bytes(digest.digest()[:8], "big"))
+        return job_rng(self.job, self.seed, purpose)
 
     def _absolute(self, path: str) -> str:
         return f"{WORKSPACE}/{path}"
@@ -295,16 +264,6 @@ def _delivered(arguments: Mapping[str, Any]) -> str:
     return (f"Delivered {arguments.get('path')} as artifact {arguments.get('artifact_id')} (sha256 "
             f"{arguments.get('sha256')}); tests {'passed' if tests.get('passed') else 'failed'} at reset_count "
             f"{tests.get('reset_count')}.")
-
-
-class _Misconfigured:
-    """The brain of a session whose job cannot be identified: its first turn fails, clearly."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def think(self, step: Step) -> Sequence[Output]:
-        return [Commentary(self.message), Fail("invalid_request", self.message)]
 
 
 _IMPLEMENTATIONS = {
