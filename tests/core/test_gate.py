@@ -94,6 +94,16 @@ def test_crash_raises_a_base_exception_at_the_point(point: str, committed: list[
     assert [e.type for e in history][-1] == "crash"
 
 
+def test_refuse_connection_fails_before_delivery() -> None:
+    _, svc, client, history, _ = make(("refuse_connection", 1, {}))
+    with pytest.raises(httpx.ConnectError):
+        client.post("/items")
+    assert svc.items == []
+    done = history.operations()[0][1]
+    assert done is not None and done.type == "fail" and done.data["committed"] is False
+    assert client.post("/items").status_code == 201
+
+
 def test_heal_lifts_every_fault() -> None:
     gate, svc, client, history, _ = make(("http_error", 1, {"status": 500}))
     gate.heal()
