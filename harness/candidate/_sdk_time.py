@@ -1,7 +1,7 @@
 """The openai SDK's webhook check, on the run's virtual clock.
 
-``openai.webhooks.verify_signature``/``unwrap`` compare the ``webhook-timestamp`` with
-``time.time()``. In-process, webhooks are stamped with virtual time, so during a run the SDK's
+``openai.webhooks.verify_signature``/``unwrap`` compare the ``webhook-timestamp`` with the wall
+clock (the ``time`` module's ``time`` function). In-process, webhooks are stamped with virtual time, so during a run the SDK's
 webhook module reads its ``time`` from the virtual clock instead. This is the one place the
 harness patches rather than injects: the SDK offers no way to pass a clock, and a candidate should
 be able to verify webhooks with the SDK unchanged. The patch is scoped to one run and undone after.
