@@ -17,7 +17,7 @@ from typing import Any
 
 from fakes import Request, Response
 
-__all__ = ["Action", "Crash", "Cut", "Deliver", "Drop", "Duplicate", "Effect", "FaultContext", "Lose", "Respond", "Trigger"]
+__all__ = ["Action", "Crash", "Cut", "Drop", "Duplicate", "Effect", "FaultContext", "Lose", "Respond", "Trigger"]
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,6 @@ class FaultContext:
 
 class Action:
     """Base of what a fault tells the gate to do."""
-
-
-@dataclass(frozen=True)
-class Deliver(Action):
-    """Deliver normally (the default)."""
 
 
 @dataclass(frozen=True)
