@@ -38,7 +38,11 @@ def reproduce_command(scenario: Scenario, candidate: str, seed: int) -> str:
 
 
 def run_scenario(scenario: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None) -> dict[str, Any]:
-    """Run and return run.json (also written, with history.jsonl, to ``out_dir`` when given)."""
+    """Run and return run.json (also written, with history.jsonl, to ``out_dir`` when given).
+    A sweep scenario runs once per crash point and returns the folded document."""
+    if scenario.sweep is not None:
+        from harness._sweep_scenario import run_sweep_scenario  # the sweep is built on this module
+        return run_sweep_scenario(scenario, candidate, seed, out_dir)
     return run_with_history(scenario, candidate, seed, out_dir)[0]
 
 

@@ -40,7 +40,7 @@ class SweepPoint:
 
 def sweep_points(base: Scenario, candidate: str, seed: int | None = None) -> tuple[list[SweepPoint], dict[str, Any]]:
     """Every (request, side) of a clean run of ``base``, and that clean run's document."""
-    clean, history = run_with_history(dataclasses.replace(base, faults=()), candidate, seed)
+    clean, history = run_with_history(dataclasses.replace(base, faults=(), sweep=None), candidate, seed)
     requests = [f"{e.data.get('method')} {e.data.get('service')}{e.data.get('route')}" for e in history.of_type("invoke")
                 if e.process != WEBHOOKS]  # webhook deliveries are not the candidate's I/O
     points = [SweepPoint(k, p, request) for k, request in enumerate(requests, 1) for p in POINTS]
@@ -50,7 +50,7 @@ def sweep_points(base: Scenario, candidate: str, seed: int | None = None) -> tup
 def point_scenario(base: Scenario, point: SweepPoint) -> Scenario:
     """``base`` with one crash at ``point`` (and no other fault)."""
     crash = FaultSpec(kind="crash", at=Trigger("*", "*", "*", nth=point.k), params={"point": point.point})
-    return dataclasses.replace(base, id=f"{base.id}-crash-{point.k}-{point.point}", faults=(crash,))
+    return dataclasses.replace(base, id=f"{base.id}-crash-{point.k}-{point.point}", faults=(crash,), sweep=None)
 
 
 def run_point(base: Scenario, point: SweepPoint, candidate: str, seed: int | None = None,

@@ -115,6 +115,8 @@ def _check_names(path: Path, raw: dict[str, Any]) -> None:
     """Cross-references the schema cannot check: named mutants must exist."""
     from candidates.mutants import mutant_names  # late: candidates import the harness
 
+    if raw.get("sweep") and raw.get("faults"):
+        raise ScenarioError(f"{path}: faults: a sweep scenario places its own crashes; give faults: [] (got {len(raw['faults'])})")
     known = mutant_names()
     for i, name in enumerate(raw.get("must_catch", [])):
         short = name.split(":", 1)[1]
@@ -146,4 +148,5 @@ def _build(path: Path, raw: dict[str, Any]) -> Scenario:
         seed=raw.get("seed"),
         needs=tuple(raw.get("needs", [])),
         wordpress_auth_mode=raw.get("wordpress", {}).get("auth_mode", "core"),
+        sweep=raw.get("sweep"),
     )

@@ -52,7 +52,7 @@ class Scenario:
     seed: int | None = None
     needs: tuple[str, ...] = ()
     wordpress_auth_mode: str = "core"
-
+    sweep: str | None = None  # "crash_points": one run per I/O point, folded into this scenario
     @property
     def default_seed(self) -> int:
         return self.seed if self.seed is not None else scenario_seed(self.id)

@@ -73,6 +73,13 @@ def test_not_a_mapping_and_missing_file(tmp_path: Path) -> None:
         load_scenarios([tmp_path / "nope.yaml"])
 
 
+def test_a_sweep_takes_no_faults(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="a sweep scenario places its own crashes"):
+        load_scenario(write(tmp_path, GOOD.replace("covers: something", "covers: something\nsweep: crash_points")))
+    assert load_scenario(write(tmp_path, GOOD.replace("covers: something", "covers: something\nsweep: crash_points")
+                                              .replace("faults:\n  - kind: lose_response\n    at: {service: wordpress, method: POST, route: /wp/v2/posts, nth: 1}\n", "faults: []\n"))).sweep == "crash_points"
+
+
 def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(GOOD)
     (tmp_path / "b.yaml").write_text(GOOD)

@@ -17,6 +17,7 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # the whole catalogue, the crash-point sweep included
 def test_reference_passes_the_catalogue(tmp_path: Path) -> None:
     result = cli("run", "--report", str(tmp_path / "r"), cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
