@@ -145,8 +145,6 @@ class Gate:
                             self.history.append(self.clock.now(), "event", ctx.process,
                                                 {"op": ctx.op, "n": delivered, "duplicate": True, **meta})
                             yield event
-            if cut is not None:  # the stream ended before the cut point: the fault never fired
-                cut[0].state.fired -= 1
 
         return tapped
 
@@ -161,8 +159,7 @@ class Gate:
         if apply is None:
             raise KeyError(f"fault {fault.kind!r} needs the world effect {effect.name!r}, which this world lacks")
         evidence = apply(effect.params)
-        if evidence is None:  # nothing to act on: this firing did not happen
-            fault.state.fired -= 1
+        if evidence is None:  # nothing to act on: no evidence, so no firing
             return
         self._record_fault(fault, ctx, {"effect": effect.name, **evidence})
 

@@ -115,8 +115,13 @@ class Crash(Action):
 
 @dataclass
 class FaultState:
-    """Counters a fault keeps while armed; ``evidence`` is what proves each firing took effect."""
+    """What a fault keeps while armed. ``evidence`` is what proves each firing took effect; a
+    firing is counted only by its evidence (one request, ``op``, may carry several pieces, e.g. each
+    event a stream delivered twice), so a fault that was due but acted on nothing never counts."""
 
     seen: int = 0
-    fired: int = 0
     evidence: list[Mapping[str, Any]] = field(default_factory=list)
+
+    @property
+    def fired(self) -> int:
+        return len({e.get("op") for e in self.evidence})

@@ -54,8 +54,7 @@ class RequestFault:
         return self._fire(ctx)
 
     def _fire(self, ctx: FaultContext) -> Action:
-        self._firing_op = None
-        self.state.fired += 1
+        self._firing_op = None  # the gate records the evidence (and so the firing) if it takes effect
         return self.action(ctx)
 
     def action(self, ctx: FaultContext) -> Action:

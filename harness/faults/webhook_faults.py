@@ -13,6 +13,8 @@ Their trigger names the webhook: ``at: {service: webhooks, method: POST, route: 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from harness.faults._base import Action, FaultContext
 from harness.faults._registry import fault_kind
 from harness.faults._request_fault import RequestFault
@@ -20,11 +22,13 @@ from harness.faults._request_fault import RequestFault
 __all__ = ["DuplicateWebhook", "ForgeWebhook", "WebhookAction"]
 
 
+@dataclass(frozen=True)
 class WebhookAction(Action):
-    def __init__(self, kind: str, forgery: str = "", event_type: str | None = None) -> None:
-        self.kind = kind
-        self.forgery = forgery
-        self.event_type = event_type
+    """``duplicate`` the webhook, or ``forge`` one (``forgery``, claiming ``event_type``) before it."""
+
+    kind: str
+    forgery: str = ""
+    event_type: str | None = None
 
 
 @fault_kind("duplicate_webhook")

@@ -104,6 +104,16 @@ def test_refuse_connection_fails_before_delivery() -> None:
     assert client.post("/items").status_code == 201
 
 
+@pytest.mark.parametrize(("evidence", "fired"), [({"environment_id": "env1"}, 1), (None, 0)])
+def test_a_world_effect_counts_as_fired_only_when_it_acted(evidence: dict[str, str] | None, fired: int) -> None:
+    clock, history, svc = VirtualClock(), History(), Counter()
+    fault = get_fault_kind("replace_executor")(0, Trigger("counter", "POST", "/items"), {})
+    gate = Gate(clock, history, [svc], [fault], effects={"replace_executor": lambda params: evidence})
+    client = httpx.Client(transport=gate.transport("w"), base_url="http://counter.test/api")
+    assert client.post("/items").status_code == 201  # the request itself is delivered either way
+    assert fault.state.fired == fired and len(history.of_type("fault")) == fired
+
+
 def test_heal_lifts_every_fault() -> None:
     gate, svc, client, history, _ = make(("http_error", 1, {"status": 500}))
     gate.heal()
