@@ -32,6 +32,8 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_runs.py
+	$(BIN)/python benchmarks/bench_report.py
+	$(BIN)/python benchmarks/bench_process.py
 
 clean:
 	rm -rf $(VENV) $(REPORT) .pytest_cache .mypy_cache *.egg-info

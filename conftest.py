@@ -13,4 +13,4 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture
 def catalogue() -> Path:
-    return REPO / "scenarios"
+    return REPO / "durable_harness" / "scenarios"

@@ -13,7 +13,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from harness import load_scenarios, run_scenario
+from durable_harness.harness import load_scenarios, run_scenario
 
 REPO = Path(__file__).parents[1]
 
@@ -24,7 +24,7 @@ def main() -> None:
     parser.add_argument("--candidate", default="reference")
     parser.add_argument("--no-sweep", action="store_true")
     args = parser.parse_args()
-    scenarios = load_scenarios([REPO / "scenarios"])
+    scenarios = load_scenarios([REPO / "durable_harness" / "scenarios"])
     run_scenario(scenarios[0], args.candidate)  # warm imports
     total_runs, total_s = 0, 0.0
     print(f"{'scenario':32} {'runs/s':>8} {'ms/run':>8} {'requests':>9} {'entries':>8}")
@@ -39,7 +39,7 @@ def main() -> None:
               f"{doc['timings']['requests']:9d} {doc['history']['entries']:8d}")
     print(f"{'catalogue':32} {total_runs / total_s:8.1f} {1000 * total_s / total_runs:8.1f}   ({total_runs} runs, {len(scenarios)} scenarios, candidate {args.candidate})")
     if not args.no_sweep:
-        from harness._sweep import sweep
+        from durable_harness.harness._sweep import sweep
 
         base = next(s for s in scenarios if s.id == "baseline")
         start = time.perf_counter()

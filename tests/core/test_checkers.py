@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness import History, load_scenario
-from harness.checkers import CheckInput, CheckResult, checker_names, combine, run_checkers
+from durable_harness.harness import History, load_scenario
+from durable_harness.harness.checkers import CheckInput, CheckResult, checker_names, run_checkers
+from durable_harness.harness.verdict import combine
 
-SCENARIO = load_scenario(Path(__file__).parents[2] / "scenarios" / "lost-draft-response.yaml")
-JOB = {"job_id": "job-1", "task_version": "1"}
+SCENARIO = load_scenario(Path(__file__).parents[2] / "durable_harness" / "scenarios" / "lost-draft-response.yaml")
+JOB = {"job_id": "job-1", "task_version": "1", "workload": "article", "input": {"images": 1}}
 MARK = "<!-- durable-harness job=job-1 version=1 role=article -->"
 
 
@@ -72,26 +74,64 @@ def test_leftover_unknowns_fails_on_open_operations(state: str) -> None:
     assert run("leftover_unknowns", h, {}, None).verdict == "unknown"
 
 
-def test_wrong_outcome() -> None:
+def finished_world(status: str = "draft", seo: bool = True) -> dict[str, Any]:
+    """An article of job-1 with its one image, featured and with its SEO set (unless told otherwise)."""
+    article = {**post(7, status), "featured_media": 3, "rank_math": {"rank_math_focus_keyword": "k"} if seo else {}}
+    return {"wordpress": {"posts": [article], "media": [{"id": 3, "sha256": "aa"}]},
+            "openai": {"payloads": {"aa": {"job_id": "job-1", "task_version": "1", "role": "image:1"}}}}
+
+
+def test_wrong_outcome_judges_the_claim_against_the_world() -> None:
     h = History()
     h.append(0.0, "report", "worker-1", {"outcome": "failed"})
-    r = run("wrong_outcome", h, {}, {"outcome": "failed"})
-    assert (r.verdict, r.count) == ("fail", 1) and "'needs_human'" in r.because
-    assert run("wrong_outcome", h, {}, good_claims()).verdict == "pass"
-    assert run("wrong_outcome", h, {}, None).verdict == "unknown"
+    r = run("wrong_outcome", h, finished_world(), {"outcome": "failed"})
+    assert (r.verdict, r.count) == ("fail", 1) and "the world shows 'needs_human'" in r.because and r.witnesses
+    assert run("wrong_outcome", h, finished_world(), good_claims()).verdict == "pass"
+    assert run("wrong_outcome", h, finished_world(), None).verdict == "unknown"
+    # claiming the scenario's expected outcome while the world shows nothing done is a lie
+    lie = run("wrong_outcome", h, {}, good_claims())
+    assert lie.verdict == "fail" and "no article of this job exists" in lie.because
+    unfinished = run("wrong_outcome", h, finished_world(seo=False), good_claims())
+    assert unfinished.verdict == "fail" and "SEO was never set" in unfinished.because
+    assert run("wrong_outcome", h, finished_world("publish"), {"outcome": "completed"}).verdict == "pass"
+
+
+def test_abandoned_jobs_is_liveness_and_follows_the_scenario() -> None:
+    h = History()
+    h.append(0.0, "report", "worker-1", {"outcome": "failed"})
+    gave_up = run("abandoned_jobs", h, {}, {"outcome": "failed"})  # honest, but the work was due
+    assert (gave_up.klass, gave_up.verdict) == ("liveness", "fail") and "work that was due" in gave_up.because
+    assert run("abandoned_jobs", h, finished_world(), good_claims()).verdict == "pass"
+    from_world = dataclasses.replace(SCENARIO, expect=dataclasses.replace(SCENARIO.expect, outcome="from_world"))
+    result = run_checkers(CheckInput(h, {}, {"outcome": "failed"}, from_world, JOB, []), ["abandoned_jobs"])[0]
+    assert result.verdict == "pass"
+
+
+def fault_doc(status: str, fired: int = 0) -> dict[str, Any]:
+    return {"index": 0, "kind": "lose_response", "at": "POST wordpress/wp/v2/posts #1", "channel": "POST wordpress /wp/v2/posts",
+            "scheduled": 1, "fired": fired, "seen": 0 if status == "not_exercised" else 2, "status": status}
 
 
 def test_a_fault_that_never_fired_makes_the_run_unknown() -> None:
-    fault = {"index": 0, "kind": "lose_response", "at": "POST wordpress/wp/v2/posts #1", "scheduled": 1, "fired": 0}
-    r = run("faults_fired", History(), {}, good_claims(), [fault])
+    h = History()
+    op = h.invoke(0.0, "worker-1", {"service": "wordpress", "method": "POST", "route": "/wp/v2/posts"})
+    h.complete(0.0, op, "ok", {"status": 201})
+    r = run("faults_fired", h, {}, good_claims(), [fault_doc("unfired")])
     assert r.verdict == "unknown" and "never fired" in r.because
-    assert run("faults_fired", History(), {}, good_claims(), [{**fault, "fired": 1}]).verdict == "pass"
+    assert [w.index for w in r.witnesses] == [0]  # the last request on its channel
+    assert run("faults_fired", h, {}, good_claims(), [fault_doc("fired", 1)]).verdict == "pass"
 
 
-def test_a_crashing_checker_is_unknown_never_pass() -> None:
+def test_a_fault_whose_channel_was_never_used_is_coverage_not_a_failure() -> None:
+    r = run("faults_fired", History(), {}, good_claims(), [fault_doc("not_exercised")])
+    assert r.verdict == "pass" and "not exercised" in r.because and "POST wordpress /wp/v2/posts" in r.because
+
+
+def test_a_crashing_checker_is_unknown_never_pass_and_a_harness_error() -> None:
     bad_truth: dict[str, Any] = {"wordpress": {"posts": [{"id": "not-an-int", "content": MARK}, {"id": None, "content": MARK}]}}
     r = run("duplicate_drafts", History(), bad_truth, good_claims())
-    assert r.verdict == "unknown" and "crashed" in r.because
+    assert r.verdict == "unknown" and "crashed" in r.because and "not of the candidate" in r.because
+    assert r.crashed is not None and "ValueError" in r.crashed
 
 
 def test_combine_fail_beats_unknown_beats_pass() -> None:
@@ -181,21 +221,32 @@ def test_wrong_checkpoint_advances_judges_each_report_at_its_time() -> None:
 
 def test_wrong_checkpoint_advances_refuses_a_report_from_a_replaced_sandbox() -> None:
     oa = {"payloads": {"aa": {"job_id": "job-1", "task_version": "1", "role": "report", "environment_id": "env1",
+                              "artifact_id": "art1",
                               "tests_reset_count": 0}},
           "artifacts": [{"id": "art1", "sha256": "aa"}],
+          "tool_calls": [{"job_id": "job-1", "task_version": "1", "role": "report", "name": "deliver_result",
+                          "call_id": "c1", "success": True, "answered_at": 3.0}],
           "executor": {"environments": [{"id": "env1", "status_history": [
               {"at_s": 0.0, "reset_count": 0}, {"at_s": 5.0, "reset_count": 1}]}]}}
+    coding = {**JOB, "workload": "coding"}
 
-    def judge(t: float, sha: str = "aa") -> CheckResult:
+    def judge(t: float, sha: str = "aa", read: str | None = "aa") -> CheckResult:
         h = History()
+        if read is not None:  # the candidate read the artifact's bytes (and found this digest) before it claimed them
+            op = h.invoke(1.0, "worker-1", {"service": "openai", "method": "GET",
+                                            "route": "/agents/sessions/s/artifacts/art1/content"})
+            h.complete(1.0, op, "ok", {"status": 200, "body": {"sha256": read, "size": 10}})
         h.append(t, "report", "worker-1", {"task_version": "1", "checkpoint": {
             "phase": "delivered", "artifacts": [{"role": "report", "sha256": sha, "uri": "artifact://s/art1"}]}})
-        return run_checkers(CheckInput(h, {"openai": oa}, good_claims(), SCENARIO, JOB, []), ["wrong_checkpoint_advances"])[0]
+        return run_checkers(CheckInput(h, {"openai": oa}, good_claims(), SCENARIO, coding, []), ["wrong_checkpoint_advances"])[0]
 
     assert judge(4.0).verdict == "pass"
+    assert "no delivery was accepted by t=2s" in judge(2.0).because
     stale = judge(6.0)
     assert stale.verdict == "fail" and "before the executor was replaced" in stale.because
     assert "no artifact the agent delivered" in judge(4.0, sha="bb").because
+    assert "it never read it" in judge(4.0, read=None).because
+    assert "it read bytes hashing to cc" in judge(4.0, read="cc" * 32).because  # a check by size would not see it
 
 
 def test_ledger_mismatches() -> None:
@@ -234,12 +285,18 @@ def test_progress_loss_is_bounded_by_the_scenario() -> None:
     assert run("progress_loss", History(), {"openai": {"tool_calls": calls[:1]}}, good_claims()).verdict == "pass"
 
 
-def test_unreported_effects() -> None:
-    calls = [{"job_id": "job-1", "task_version": "1", "role": "article", "call_id": "c1", "answered": False, "name": "wp_create_draft"},
-             {"job_id": "job-1", "task_version": "1", "role": "article", "call_id": "c2", "answered": True}]
-    truth = {"wordpress": {"posts": [post(7)]}, "openai": {"tool_calls": calls}}
-    r = run("unreported_effects", History(), truth, good_claims())
-    assert (r.verdict, r.count) == ("fail", 1) and "c1" in r.because
+def test_unreported_effects_counts_a_call_only_for_an_effect_made_while_it_was_the_latest() -> None:
+    calls = [{"job_id": "job-1", "task_version": "1", "role": "article", "call_id": "c1", "answered": False,
+              "name": "wp_create_draft", "issued_at": 1.0},
+             {"job_id": "job-1", "task_version": "1", "role": "article", "call_id": "c2", "answered": True,
+              "name": "wp_create_draft", "issued_at": 10.0}]
+    h = history_with_creations("/wp/v2/posts", [7])
+    made_for_c1 = {"wordpress": {"posts": [{**post(7), "created_at": 5.0}]}, "openai": {"tool_calls": calls}}
+    r = run("unreported_effects", h, made_for_c1, good_claims())
+    assert (r.verdict, r.count) == ("fail", 1) and "c1" in r.because and "post 7" in r.because and r.witnesses
+    # every attempt for c1 was refused before delivery; the draft was made for c2, which got its result
+    made_for_c2 = {"wordpress": {"posts": [{**post(7), "created_at": 12.0}]}, "openai": {"tool_calls": calls}}
+    assert run("unreported_effects", h, made_for_c2, good_claims()).verdict == "pass"
     nothing_done = {"wordpress": {"posts": []}, "openai": {"tool_calls": calls}}
     assert run("unreported_effects", History(), nothing_done, good_claims()).verdict == "pass"
 
@@ -247,4 +304,21 @@ def test_unreported_effects() -> None:
 def test_every_registered_checker_is_tested_here() -> None:
     assert set(checker_names()) == {
         "duplicate_drafts", "duplicate_media", "faults_fired", "leftover_unknowns", "wrong_outcome", "resubmitted_tasks",
-        "wrong_checkpoint_advances", "ledger_mismatches", "stuck_jobs", "progress_loss", "unreported_effects"}
+        "wrong_checkpoint_advances", "ledger_mismatches", "stuck_jobs", "progress_loss", "unreported_effects",
+        "abandoned_jobs", "accepted_forgeries", "unauthorized_calls",  # unauthorized_calls: test_unauthorized_calls.py
+        "invalid_reports"}  # invalid_reports: test_claims.py
+
+
+def test_accepted_forgeries_fail_on_a_2xx_to_a_forged_webhook_but_not_to_a_replay() -> None:
+    h = History()
+    for kind, status in (("bad_signature", 400), ("replay", 200), ("stale_timestamp", 200)):
+        op = h.invoke(1.0, "openai-webhooks", {"route": "/webhooks/openai", "forged": kind, "type": "agent.session.failed",
+                                               "webhook_id": f"wh_{kind}"})
+        h.complete(1.0, op, "ok" if status < 400 else "fail", {"status": status})
+    r = run("accepted_forgeries", h, {}, good_claims())
+    assert (r.verdict, r.count) == ("fail", 1) and "stale_timestamp" in r.because and "replay" not in r.because
+    assert [w.index for w in r.witnesses] == [5]
+    refused = History()
+    op = refused.invoke(1.0, "openai-webhooks", {"forged": "bad_signature"})
+    refused.complete(1.0, op, "fail", {"status": 400})
+    assert run("accepted_forgeries", refused, {}, good_claims()).verdict == "pass"

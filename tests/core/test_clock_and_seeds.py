@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness import VirtualClock, component_random, derive_seed, scenario_seed
-from harness._clock import ClockError
+from durable_harness.harness import VirtualClock, component_random, derive_seed, scenario_seed
+from durable_harness.harness._clock import ClockError
 
 
 def test_sleep_autojumps_and_fires_timers_in_order() -> None:

@@ -7,10 +7,11 @@ from typing import Any
 import httpx
 import pytest
 
-from fakes import Request, Response, json_response
-from harness import CandidateCrashed, History, VirtualClock
-from harness._gate import Gate
-from harness.faults import Trigger, get_fault_kind
+from durable_harness.wire import Request, Response, json_response
+from durable_harness.harness import CandidateCrashed, History, VirtualClock
+from durable_harness.harness._gate import Gate
+from durable_harness.harness._nemesis import Nemesis
+from durable_harness.harness.faults import Trigger, get_fault_kind
 
 
 class Counter:
@@ -108,7 +109,8 @@ def test_refuse_connection_fails_before_delivery() -> None:
 def test_a_world_effect_counts_as_fired_only_when_it_acted(evidence: dict[str, str] | None, fired: int) -> None:
     clock, history, svc = VirtualClock(), History(), Counter()
     fault = get_fault_kind("replace_executor")(0, Trigger("counter", "POST", "/items"), {})
-    gate = Gate(clock, history, [svc], [fault], effects={"replace_executor": lambda params: evidence})
+    nemesis = Nemesis(clock, history, [fault], effects={"replace_executor": lambda params: evidence})
+    gate = Gate(clock, history, [svc], nemesis)
     client = httpx.Client(transport=gate.transport("w"), base_url="http://counter.test/api")
     assert client.post("/items").status_code == 201  # the request itself is delivered either way
     assert fault.state.fired == fired and len(history.of_type("fault")) == fired

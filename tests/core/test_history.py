@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import History
+from durable_harness.harness import History
 
 
 def test_operations_pair_invokes_with_completions() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import ScenarioError, load_scenario, load_scenarios
+from durable_harness.harness import ScenarioError, load_scenario, load_scenarios
 
 GOOD = """\
 id: x-test
@@ -47,7 +47,7 @@ def test_a_good_file_loads(tmp_path: Path) -> None:
     (("title: a test scenario", "title: a test scenario\nbogus: 1"), "unknown key 'bogus'"),
     (("    at:", "    wait_ms: 5\n    at:"), "faults[0]: unknown key 'wait_ms'"),
     (("outcome: needs_human", "outcome: done"), "expect.outcome: 'done' is invalid"),
-    (("mutant:blind-retry", "mutant:no-such"), "must_catch[0]: unknown mutant 'mutant:no-such'"),
+    (("mutant:blind-retry", "mutant:no-such"), "must_catch[0]: 'mutant:no-such' is no registered candidate"),
     (("id: x-test", "id: X Test"), "id: 'X Test' is invalid"),
     (("covers: something\n", ""), "'covers' is a required property"),
 ])

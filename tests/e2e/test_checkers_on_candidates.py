@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import load_scenario, run_scenario
-from harness.checkers import checker_names
+from durable_harness.harness import load_scenario, run_scenario
+from durable_harness.harness.checkers import checker_names
 
 REPO = Path(__file__).parents[2]
 
@@ -23,6 +23,12 @@ CASES = [  # (checker, candidate, scenario, verdict)
     ("progress_loss", "mutant:new-session-on-restart", "crash-after-draft-commit", "fail"),
     ("wrong_checkpoint_advances", "mutant:trust-environment-id", "executor-replaced", "fail"),
     ("stuck_jobs", "test_runs:idle", "baseline", "fail"),
+    ("accepted_forgeries", "mutant:webhook-unverified", "forged-webhooks", "fail"),
+    ("unauthorized_calls", "mutant:stale-approval", "approval-revoked-before-publish", "fail"),
+    # The reference's work, but its third report() is not a JobReport.
+    ("invalid_reports", "tests.e2e.test_garbage_claims:garbage_once", "baseline", "fail"),
+    # It takes the 503 as a definite failure and says "failed", truthfully: but the work was due.
+    ("abandoned_jobs", "mutant:unknown-is-failure", "draft-503-before-write", "fail"),
     # The mutant gives up after the first 503, so the second scheduled one never fires: unknown.
     ("faults_fired", "mutant:unknown-is-failure", "draft-503-before-write", "unknown"),
 ]
@@ -34,9 +40,8 @@ def test_every_checker_has_a_case() -> None:
 
 @pytest.mark.parametrize(("checker", "candidate", "scenario", "verdict"), CASES, ids=[c for c, *_ in CASES])
 def test_checker_catches_its_bug(checker: str, candidate: str, scenario: str, verdict: str) -> None:
-    doc = run_scenario(load_scenario(REPO / "scenarios" / f"{scenario}.yaml"), candidate)
+    doc = run_scenario(load_scenario(REPO / "durable_harness" / "scenarios" / f"{scenario}.yaml"), candidate)
     result = next(c for c in doc["checkers"] if c["name"] == checker)
     assert result["verdict"] == verdict, f"{checker} on {candidate}/{scenario}: {result['because']}"
     assert result["because"]
-    if verdict == "fail" and checker not in ("progress_loss", "unreported_effects", "stuck_jobs"):
-        assert result["witnesses"], f"{checker} failed without a witness"
+    assert result["witnesses"], f"{checker} did not pass, without a witness"

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from candidates.reference import ReferencePlane
-from harness.cli import main
+from durable_harness.candidates.reference import ReferencePlane
+from durable_harness.harness.cli import main
 
 REPO = Path(__file__).parents[2]
 
@@ -28,16 +28,22 @@ def noisy(env: Any) -> Noisy:
 
 
 def test_a_nondeterministic_candidate_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["run", "--candidate", f"{__name__}:noisy", "--scenario", str(REPO / "scenarios" / "baseline.yaml"),
+    code = main(["run", "--candidate", f"{__name__}:noisy", "--scenario", str(REPO / "durable_harness" / "scenarios" / "baseline.yaml"),
                  "--report", str(tmp_path), "--check-determinism"])
     out = capsys.readouterr().out
     assert code == 2, out
-    assert "first divergence at entry" in out and "nonce" in out
+    assert "two different histories; they part at entry" in out
     doc = json.loads((tmp_path / "baseline" / "run.json").read_text())
     assert doc["counters"]["determinism"] == 1 and doc["verdict"] == "unknown"
+    first, second = doc["determinism"]["first"], doc["determinism"]["second"]
+    assert first != second and "nonce" in first and "nonce" in second  # the whole entries, side by side
+    assert doc["determinism"]["differs"] == ["data.query[0][1]"]
 
 
 def test_the_reference_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["run", "--scenario", str(REPO / "scenarios" / "lost-media-response-1.yaml"),
+    code = main(["run", "--scenario", str(REPO / "durable_harness" / "scenarios" / "lost-media-response-1.yaml"),
                  "--report", str(tmp_path), "--check-determinism"])
-    assert code == 0 and "same history twice" in capsys.readouterr().out
+    capsys.readouterr()
+    assert code == 0
+    doc = json.loads((tmp_path / "lost-media-response-1" / "run.json").read_text())
+    assert doc["determinism"]["same"] is True and doc["determinism"]["digests"][0] == doc["history"]["digest"]

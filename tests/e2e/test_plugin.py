@@ -10,7 +10,7 @@ REPO = Path(__file__).parents[2]
 
 
 def copy(pytester: pytest.Pytester, name: str) -> None:
-    (pytester.path / name).write_text((REPO / "scenarios" / name).read_text())
+    (pytester.path / name).write_text((REPO / "durable_harness" / "scenarios" / name).read_text())
 
 
 def test_scenarios_pass_for_the_reference(pytester: pytest.Pytester) -> None:
@@ -28,7 +28,7 @@ def test_a_caught_mutant_is_a_failure_with_the_reproduce_command(pytester: pytes
 
 
 def test_a_malformed_scenario_is_a_collection_error_naming_the_field(pytester: pytest.Pytester) -> None:
-    text = (REPO / "scenarios" / "baseline.yaml").read_text().replace("outcome: needs_human", "outcome: done")
+    text = (REPO / "durable_harness" / "scenarios" / "baseline.yaml").read_text().replace("outcome: needs_human", "outcome: done")
     (pytester.path / "bad.yaml").write_text(text)
     result = pytester.runpytest("--dh-candidate=reference", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
@@ -40,3 +40,25 @@ def test_without_the_option_yaml_files_are_ignored(pytester: pytest.Pytester) ->
     pytester.makepyfile("def test_fixture(durable_harness_run):\n    assert callable(durable_harness_run)\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_with_alluredir_each_scenario_is_one_allure_test_with_labels_and_attachments(pytester: pytest.Pytester) -> None:
+    import json
+
+    copy(pytester, "baseline.yaml")
+    copy(pytester, "lost-draft-response.yaml")
+    # In a subprocess: pytester's in-process runs drop the modules a run imported, and SQLAlchemy's
+    # compiled parts do not survive being imported twice in one process.
+    result = pytester.runpytest_subprocess("--dh-candidate=mutant:blind-retry", "--alluredir=out", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    results = {r["name"]: r for r in (json.loads(p.read_text()) for p in (pytester.path / "out").glob("*-result.json"))}
+    assert sorted(results) == ["baseline", "lost-draft-response"]
+    failed = results["lost-draft-response"]
+    labels = {(label["name"], label["value"]) for label in failed["labels"]}
+    assert failed["status"] == "failed" and results["baseline"]["status"] == "passed"
+    assert {("verdict", "fail"), ("counter.duplicate_drafts", "1"), ("tag", "duplicate_drafts=1")} <= labels
+    names = [a["name"] for a in failed["attachments"]]
+    assert names == ["verdict", "because and witnesses", "history.jsonl", "timeline.html", "run.json", "reproduce"]
+    history = next(a for a in failed["attachments"] if a["name"] == "history.jsonl")
+    assert b'"process":"worker-1"' in (pytester.path / "out" / history["source"]).read_bytes()
+    assert "Reproduce: `durable-harness run --candidate mutant:blind-retry" in failed["description"]

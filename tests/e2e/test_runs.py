@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from candidates.mutants import mutant_names
-from harness import load_scenario, load_scenarios, run_scenario
+from durable_harness.candidates.mutants import mutant_names
+from durable_harness.harness import load_scenario, load_scenarios, run_scenario
 
 REPO = Path(__file__).parents[2]
-CATALOGUE = load_scenarios([REPO / "scenarios"])
+CATALOGUE = load_scenarios([REPO / "durable_harness" / "scenarios"])
 
 
 def test_same_seed_same_history_digest() -> None:
-    s = load_scenario(REPO / "scenarios" / "lost-media-response-2.yaml")
+    s = load_scenario(REPO / "durable_harness" / "scenarios" / "lost-media-response-2.yaml")
     a = run_scenario(s, "mutant:blind-retry", 11)
     b = run_scenario(s, "mutant:blind-retry", 11)
     assert a["history"]["digest"] == b["history"]["digest"]
@@ -24,9 +24,9 @@ def test_same_seed_same_history_digest() -> None:
 
 
 def test_secrets_never_reach_the_outputs(tmp_path: Path) -> None:
-    from harness._world import World
+    from durable_harness.harness._world import World
 
-    s = load_scenario(REPO / "scenarios" / "lost-draft-response.yaml")
+    s = load_scenario(REPO / "durable_harness" / "scenarios" / "lost-draft-response.yaml")
     world = World(s, s.default_seed, tmp_path)
     secrets = world.secrets
     world.close()
@@ -61,9 +61,13 @@ def broken_factory(env: Any) -> Any:
 
 
 def test_a_candidate_that_keeps_crashing_gets_a_verdict_not_a_hang() -> None:
-    s = load_scenario(REPO / "scenarios" / "baseline.yaml")
+    s = load_scenario(REPO / "durable_harness" / "scenarios" / "baseline.yaml")
     doc = run_scenario(s, f"{__name__}:exploding")
-    assert doc["exit_code"] == 3 and "still crashing" in doc["error"] and "boom" in doc["error"]
+    assert doc["exit_code"] == 3 and doc["error"]["kind"] == "candidate"
+    assert "still crashing" in doc["error"]["message"] and "boom" in doc["error"]["message"]
+    raised = doc["candidate_errors"][0]
+    assert (raised["method"], raised["type"], raised["message"]) == ("step", "RuntimeError", "boom")
+    assert raised["frames"] == [f"tests/e2e/test_runs.py:{Exploding.step.__code__.co_firstlineno + 1} in step"]
 
 
 class Idle(Exploding):
@@ -78,7 +82,7 @@ def idle(env: Any) -> Idle:
 
 
 def test_a_candidate_that_never_settles_is_a_stuck_job_not_a_hang() -> None:
-    s = load_scenario(REPO / "scenarios" / "baseline.yaml")
+    s = load_scenario(REPO / "durable_harness" / "scenarios" / "baseline.yaml")
     doc = run_scenario(s, f"{__name__}:idle")
     stuck = next(c for c in doc["checkers"] if c["name"] == "stuck_jobs")
     assert stuck["verdict"] == "fail" and doc["liveness"] == "fail" and doc["exit_code"] == 2
@@ -110,27 +114,27 @@ def sleeper(env: Any) -> Sleeper:
 
 
 def test_a_candidate_that_polls_forever_in_one_step_is_stopped() -> None:
-    doc = run_scenario(load_scenario(REPO / "scenarios" / "baseline.yaml"), f"{__name__}:spinner")
-    assert doc["exit_code"] == 3 and "runaway loop" in doc["error"]
+    doc = run_scenario(load_scenario(REPO / "durable_harness" / "scenarios" / "baseline.yaml"), f"{__name__}:spinner")
+    assert doc["exit_code"] == 3 and doc["error"]["kind"] == "candidate" and "runaway loop" in doc["error"]["message"]
 
 
 def test_a_candidate_that_sleeps_forever_is_killed_and_the_job_is_stuck() -> None:
-    from harness._run import run_with_history
+    from durable_harness.harness._run import run_once
 
-    doc, history = run_with_history(load_scenario(REPO / "scenarios" / "baseline.yaml"), f"{__name__}:sleeper")
+    doc, history = run_once(load_scenario(REPO / "durable_harness" / "scenarios" / "baseline.yaml"), f"{__name__}:sleeper")
     assert doc["exit_code"] == 2 and doc["liveness"] == "fail"
     assert any("hard deadline" in str(e.data.get("because")) for e in history.of_type("crash"))
 
 
 def test_a_scenario_needing_webhooks_says_so_to_a_candidate_without_them() -> None:
-    doc = run_scenario(load_scenario(REPO / "scenarios" / "forged-webhooks.yaml"), f"{__name__}:idle")
-    assert doc["exit_code"] == 3 and "capability 'webhooks'" in doc["error"] and "receive_webhook()" in doc["error"]
+    doc = run_scenario(load_scenario(REPO / "durable_harness" / "scenarios" / "forged-webhooks.yaml"), f"{__name__}:idle")
+    assert doc["exit_code"] == 3 and doc["error"]["kind"] == "setup" and "capability 'webhooks'" in doc["error"]["message"]
 
 
 def test_a_candidate_that_cannot_start_is_exit_3() -> None:
-    s = load_scenario(REPO / "scenarios" / "baseline.yaml")
+    s = load_scenario(REPO / "durable_harness" / "scenarios" / "baseline.yaml")
     doc = run_scenario(s, f"{__name__}:broken_factory")
-    assert doc["exit_code"] == 3 and "missing dependency" in doc["error"]
+    assert doc["exit_code"] == 3 and doc["error"]["kind"] == "candidate" and "missing dependency" in doc["error"]["message"]
 
 
 def _param(scenario: Any, *values: Any) -> Any:
@@ -155,3 +159,15 @@ def test_every_mutant_is_promised_by_some_scenario(mutant: str) -> None:
 def test_every_mutant_is_caught_where_promised(mutant: str, scenario: Any) -> None:
     doc = run_scenario(scenario, f"mutant:{mutant}")
     assert doc["verdict"] == "fail", f"mutant:{mutant} escaped {scenario.id}: {doc['verdict']} ({doc['reproduce']})"
+
+
+@pytest.mark.parametrize("mutant", mutant_names())
+def test_every_mutant_is_a_safety_failure_somewhere(mutant: str) -> None:
+    """Each mutant's bug does harm (exit 1) in at least one scenario that promises to catch it."""
+    promised = [s for s in CATALOGUE if f"mutant:{mutant}" in s.must_catch and not s.sweep]
+    codes = []
+    for scenario in promised:
+        codes.append((scenario.id, run_scenario(scenario, f"mutant:{mutant}")["exit_code"]))
+        if codes[-1][1] == 1:
+            return
+    pytest.fail(f"mutant:{mutant} is never a safety failure: {codes}")

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from harness import load_scenario
-from harness._sweep import point_scenario, sweep, sweep_points
-from harness.cli import main
+from durable_harness.harness import load_scenario
+from durable_harness.harness._sweep import point_scenario, sweep, sweep_points
+from durable_harness.harness.cli import main
 
-BASE = load_scenario(Path(__file__).parents[2] / "scenarios" / "baseline.yaml")
+BASE = load_scenario(Path(__file__).parents[2] / "durable_harness" / "scenarios" / "baseline.yaml")
 
 
 def test_points_cover_every_request_on_both_sides() -> None:
     points, clean = sweep_points(BASE, "reference")
     assert clean["verdict"] == "pass"
-    assert len(points) == 2 * clean["timings"]["requests"]
+    n = len(points) // 2  # the requests before the world heals (faults fire only then)
+    assert {p.k for p in points} == set(range(1, n + 1)) and 0 < n <= clean["timings"]["requests"]
     assert {p.point for p in points} == {"before", "after"}
     scenario = point_scenario(BASE, points[5])
     assert scenario.faults[0].kind == "crash" and scenario.faults[0].at.nth == points[5].k
@@ -56,3 +59,31 @@ def test_the_sweep_catches_restart_bugs(mutant: str, counter: str) -> None:
             if c["verdict"] == "fail":
                 caught[c["name"]] += 1
     assert caught[counter] >= 1, caught
+
+
+def test_a_sweep_cut_short_leaves_no_green_run_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness stops while a sweep's points run: the scenario's run.json on disk says the sweep
+    did not finish (exit 3, not judged), never the clean run's pass; it validates and renders."""
+    import durable_harness.harness._sweep_scenario as folded
+    from durable_harness.harness._run import RunInterrupted
+    from durable_harness.reports import load_report, render_summary, validate_run
+
+    scenario = load_scenario(Path(__file__).parent / "scenarios" / "sweep-no-images.yaml")
+    calls = []
+
+    def stop_at_the_second(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise RunInterrupted({})
+        return real(*args, **kwargs)
+
+    real = folded.run_point
+    monkeypatch.setattr(folded, "run_point", stop_at_the_second)
+    with pytest.raises(RunInterrupted):
+        folded.run_sweep_scenario(scenario, "reference", None, tmp_path / scenario.id)
+    doc = json.loads((tmp_path / scenario.id / "run.json").read_text())
+    validate_run(doc)
+    assert doc["verdict"] == "unknown" and doc["exit_code"] == 3 and doc["complete"] is False
+    assert "did not finish" in doc["error"]["message"]
+    summary = render_summary(load_report(tmp_path).runs)
+    assert summary.splitlines()[0].startswith("## ⚠️ durable-harness: unknown, exit code 3"), summary[:300]

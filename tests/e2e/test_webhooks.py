@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import load_scenario
-from harness._run import run_with_history
+from durable_harness.harness import load_scenario
+from durable_harness.harness._run import run_once
 
 REPO = Path(__file__).parents[2]
 
 
 def deliveries(name: str, candidate: str = "reference") -> list[tuple[dict, dict]]:
-    doc, history = run_with_history(load_scenario(REPO / "scenarios" / name), candidate)
+    doc, history = run_once(load_scenario(REPO / "durable_harness" / "scenarios" / name), candidate)
     return [(dict(i.data), dict(d.data) if d else {}) for i, d in history.operations() if i.process == "openai-webhooks"]
 
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import openai
 from openai.types.beta import AgentSession, AgentSessionMessage
 
-from fakes.openai_agents import SessionsFake
-from harness._clock import VirtualClock
+from durable_harness.fakes.openai_agents import ArticleBrain, SessionsFake
+from durable_harness.harness._clock import VirtualClock
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorlds
@@ -27,6 +27,7 @@ THINK_S = 1.5
 TOOLS = ["wp_upload_media", "wp_create_draft", "wp_update_post", "wp_set_seo", "wp_get_post"]
 SCRIPT = [TOOLS[0]] * 3 + TOOLS[1:]  # the calls of a run with the default three images
 META = {"job_id": "job-1", "task_version": "1"}
+AGENT = {"model": "gpt-5", "tools": ArticleBrain.tools()}  # the agent can call only the tools it declares
 MAX_EVENTS = 500  # every loop over a stream is bounded, whatever the fake does
 
 Answer = Callable[[Any], "dict[str, Any] | None"]
@@ -121,7 +122,7 @@ class ArticleWorld:
               metadata: dict[str, str] | None = None) -> str:
         """A new session (no environment) for ``metadata``, by default ``META``."""
         return self.client.beta.agents.sessions.create(
-            environment={"type": "none"}, agent={"model": "gpt-5"}, input=text,
+            environment={"type": "none"}, agent=AGENT, input=text,
             metadata=META if metadata is None else metadata).id
 
     def say(self, session_id: str, text: str) -> None:

@@ -16,11 +16,11 @@ import httpx
 import openai
 from openai.types.beta import AgentSession
 
-from fakes.executor import Executor
-from fakes.openai_agents import CodingBrain, SessionsFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
+from durable_harness.fakes.executor import Executor
+from durable_harness.fakes.openai_agents import CodingBrain, SessionsFake
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness._gate import Gate
+from durable_harness.harness._history import History
 
 KEY = "sk-test-openai"
 BASE = "http://openai.dh.test/v1"
@@ -69,7 +69,7 @@ class CodingWorld:
         if metadata is None:
             metadata = {"job_id": "job-c", "task_version": "1"}
         params: dict[str, Any] = {"environment": environment or {"type": "openai_hosted"},
-                                  "agent": {"model": "gpt-5"}, "metadata": metadata}
+                                  "agent": {"model": "gpt-5", "tools": CodingBrain.tools()}, "metadata": metadata}
         if text is not None:
             params["input"] = text
         return self.sessions.create(**params)

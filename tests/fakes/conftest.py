@@ -26,14 +26,15 @@ import openai
 import pytest
 import uvicorn
 
-from fakes import Request, Response, asgi_app
-from fakes._asgi import Handler
-from fakes.openai_agents import ArticleBrain, SessionsFake
-from fakes.wordpress import WordPressFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
-from harness.faults import RequestFault
+from durable_harness.fakes import asgi_app
+from durable_harness.wire import Request, Response
+from durable_harness.fakes._asgi import Handler
+from durable_harness.fakes.openai_agents import ArticleBrain, SessionsFake
+from durable_harness.fakes.wordpress import WordPressFake
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness._gate import Gate
+from durable_harness.harness._history import History
+from durable_harness.harness.faults import RequestFault
 
 OPENAI_KEY = "sk-test-openai"
 GATE_ORIGIN = "http://openai.dh.test"

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from fakes import asgi_app
-from fakes.wordpress import WordPressFake
-from harness._clock import VirtualClock
+from durable_harness.fakes import asgi_app
+from durable_harness.fakes.wordpress import WordPressFake
+from durable_harness.harness._clock import VirtualClock
 
 if TYPE_CHECKING:
     from conftest import Loopback, OpenAIWorlds

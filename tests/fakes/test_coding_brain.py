@@ -13,7 +13,7 @@ import pytest
 from _coding_world import THINK_S, WINDOW_S, CodingWorld, coding_job, make_world
 from openai.types.beta import AgentCommandExecutionItem
 
-from fakes.openai_agents import CodingBrain
+from durable_harness.fakes.openai_agents import CodingBrain
 
 HAPPY = ["write src/slugify.py", "write tests/test_slugify.py", "python -m pytest", "write report.md",
          "sha256sum report.md"]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from fakes.executor import (
+from durable_harness.fakes.executor import (
     EnvironmentUnavailable,
     Executor,
     ExecutorError,
@@ -18,7 +18,7 @@ from fakes.executor import (
     Reset,
     StatusChanged,
 )
-from harness._clock import VirtualClock
+from durable_harness.harness._clock import VirtualClock
 
 
 class Box:

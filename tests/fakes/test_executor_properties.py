@@ -14,8 +14,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from fakes.executor import STATUSES, EnvironmentUnavailable, Executor, InvalidTransition
-from harness._clock import VirtualClock
+from durable_harness.fakes.executor import STATUSES, EnvironmentUnavailable, Executor, InvalidTransition
+from durable_harness.harness._clock import VirtualClock
 
 WINDOW_S = 50.0
 ENVS = ("env_a", "env_b")

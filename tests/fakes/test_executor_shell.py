@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-import fakes.executor as pkg
-from fakes.executor import EnvironmentUnavailable, Executor, ExecutorError
-from harness._clock import VirtualClock
+import durable_harness.fakes.executor as pkg
+from durable_harness.fakes.executor import EnvironmentUnavailable, Executor, ExecutorError
+from durable_harness.harness._clock import VirtualClock
 
 SOURCE = b"import re\n\n\ndef slugify(value):\n    return value\n\n\ndef dedupe(items):\n    return items\n"
 TESTS = b"from slugify import slugify, dedupe\n\n\ndef test_slugify():\n    pass\n\n\ndef test_dedupe():\n    pass\n"

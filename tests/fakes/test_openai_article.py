@@ -19,8 +19,8 @@ from openai.types.beta import AgentFunctionCallItem, AgentReasoningItem, AgentSe
 from openai.types.beta.agent_session_item import FunctionCallOutputItemResource
 from openai.types.beta.agents.sessions import Turn
 
-from fakes.openai_agents import ArticleBrain
-from fakes.openai_agents.brains import tiny_png, watermark
+from durable_harness.fakes.openai_agents import ArticleBrain
+from durable_harness.fakes.openai_agents.brains import tiny_png, watermark
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorlds

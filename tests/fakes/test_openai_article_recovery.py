@@ -12,8 +12,8 @@ import pytest
 from _article_world import SCRIPT, THINK_S, article_job, make_world
 from _article_world import ArticleWorld as World
 
-from fakes.openai_agents import ArticleBrain
-from fakes.openai_agents.brains import RECOVERY_SUMMARY_HEADER, recovery_summary
+from durable_harness.fakes.openai_agents import ArticleBrain
+from durable_harness.fakes.openai_agents.brains import RECOVERY_SUMMARY_HEADER, recovery_summary
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorlds

@@ -110,4 +110,5 @@ def test_truth_lists_every_artifact_with_its_digest(done: tuple[CodingWorld, str
     assert artifact["sha256"] == hashlib.sha256(report_bytes(world)).hexdigest()
     assert (artifact["reset_count"], artifact["deleted"], artifact["session_id"]) == (0, False, session_id)
     assert set(artifact) == {"id", "object", "created_at", "environment_id", "path", "session_id", "size_bytes",
-                             "turn_id", "sha256", "reset_count", "deleted"}
+                             "turn_id", "sha256", "reset_count", "deleted", "digests"}
+    assert [d["sha256"] for d in artifact["digests"]] == [artifact["sha256"]]  # what it held, since it was written

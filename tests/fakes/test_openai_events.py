@@ -11,6 +11,7 @@ import openai.lib.beta.agents  # noqa: F401  # loads the SDK's helpers in the or
 import pytest
 from openai.lib.streaming.agents._tools import is_pending_call_race  # the SDK's own race predicate
 from openai.types.beta import AgentSession
+from _article_world import AGENT
 from openai.types.beta.agents.sessions import Turn
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def world(openai_worlds: OpenAIWorlds, transport: str) -> World:
 
 
 def start(world: World) -> AgentSession:
-    session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+    session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT,
                                                        input="Write the article.")
     world.clock.sleep(THINK_S)
     session = world.client.beta.agents.sessions.retrieve(session.id)
@@ -51,7 +52,7 @@ def turn_of(world: World, session: AgentSession, turn_id: str) -> Turn:
 
 # -- thinking takes virtual time --------------------------------------------------------------
 def test_thinking_takes_think_s_on_the_virtual_clock(world: World) -> None:
-    session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+    session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT,
                                                        input="Write the article.")
     assert world.fake.next_wakeup() == pytest.approx(THINK_S)
     world.clock.sleep(THINK_S - 0.1)
@@ -66,7 +67,7 @@ def test_thinking_takes_think_s_on_the_virtual_clock(world: World) -> None:
 
 
 def test_gate_fires_due_timers_before_each_request(world: World) -> None:
-    session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+    session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT,
                                                        input="Write the article.")
     world.clock.jump(world.clock.now() + THINK_S)  # jump fires timers too; run_due covers call_at(now)
     assert world.client.beta.agents.sessions.retrieve(session.id).status == "requires_action"
@@ -187,7 +188,7 @@ def test_cancel_ends_the_turn_and_marks_its_call_incomplete(world: World) -> Non
 
 
 def test_cancel_while_thinking_drops_the_thought(world: World) -> None:
-    session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+    session = world.client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT,
                                                        input="Write the article.")
     world.client.beta.agents.sessions.events.create(session.id, events=[{"type": "agent.session.input.cancel"}])
     world.clock.sleep(10 * THINK_S)
@@ -198,7 +199,7 @@ def test_cancel_while_thinking_drops_the_thought(world: World) -> None:
 
 def test_cancel_without_an_active_turn_changes_nothing(world: World) -> None:
     session = world.client.beta.agents.sessions.create(environment={"type": "openai_hosted"},
-                                                       agent={"model": "gpt-5"})
+                                                       agent=AGENT)
     mutations = world.fake.mutations()
     assert world.post_events(session.id, [{"type": "agent.session.input.cancel"}]).status_code == 202
     assert world.fake.mutations() == mutations
@@ -206,7 +207,7 @@ def test_cancel_without_an_active_turn_changes_nothing(world: World) -> None:
 
 def test_message_on_an_idle_session_starts_a_turn(world: World) -> None:
     session = world.client.beta.agents.sessions.create(environment={"type": "openai_hosted"},
-                                                       agent={"model": "gpt-5"})
+                                                       agent=AGENT)
     world.client.beta.agents.sessions.events.create(session.id, events=[message("Write the article.")])
     assert world.client.beta.agents.sessions.retrieve(session.id).status == "in_progress"
     world.clock.sleep(THINK_S)
@@ -232,7 +233,7 @@ def test_batches_are_all_or_nothing(world: World) -> None:
     ([], "events"),
     ([{"type": "agent.session.input.tool_result", "call_id": "c", "success": True}], "events[0].turn_id"),
     ([{"type": "agent.session.input.message", "input": [{"role": "assistant", "content": []}]}],
-     "events[0].input[0]"),
+     "events[0].input[0].role"),
 ])
 def test_malformed_events_are_400_naming_the_param(world: World, events: list[dict[str, Any]], param: str) -> None:
     session = start(world)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import openai
 import pydantic
 import pytest
+from _article_world import AGENT
 from openai.pagination import SyncConversationCursorPage, SyncCursorPage
 from openai.types.beta import AgentFunctionCallItem, AgentReasoningItem, AgentSessionMessage
 from openai.types.beta.agent_session_item import FunctionCallOutputItemResource
@@ -47,7 +48,7 @@ def world(request: pytest.FixtureRequest, openai_worlds: OpenAIWorlds) -> World:
            "input": {"topic": "rainwater harvesting", "title": "Rainwater At Home", "focus_keyword": "rain barrel",
                      "preamble_items": PREAMBLE}}
     base = openai_worlds(job, seed=5, transport=request.param)
-    session = base.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+    session = base.client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT,
                                                       input="Write the article.",
                                                       metadata={"job_id": "job-long", "task_version": "2"})
     base.clock.sleep(THINK_S)
@@ -165,7 +166,7 @@ def small(openai_worlds: OpenAIWorlds, transport: str) -> World:
     job = {"job_id": "j", "task_version": "1", "workload": "article", "allowed_tools": [],
            "input": {"topic": "t", "title": "T", "focus_keyword": "k", "images": 0}}
     base = openai_worlds(job, seed=1, transport=transport)
-    session = base.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+    session = base.client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT,
                                                       input="Write it.")
     return World(base, session.id)
 
@@ -190,7 +191,7 @@ def test_turns_are_ordered_by_creation_with_exclusive_after(small: World) -> Non
 
 
 def test_turn_of_another_session_is_404(small: World) -> None:
-    other = small.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+    other = small.client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT,
                                                      input="Other.")
     theirs = small.client.beta.agents.sessions.turns.list(other.id).data[0].id
     with pytest.raises(openai.NotFoundError):

@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 import pytest
+from _article_world import AGENT
 from openai.pagination import SyncCursorPage
 from openai.types.beta import AgentSession, AgentSessionDeleted
 from openai.types.beta.agent_session import RequiredActionSessionRequiredActionResourceFunctionCall
 from openai.types.beta.environment import EnvironmentResourceNone, EnvironmentResourceOpenAIHosted
 
-import fakes.openai_agents as pkg
+import durable_harness.fakes.openai_agents as pkg
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorld as World
@@ -29,7 +30,7 @@ def world(openai_worlds: OpenAIWorlds, transport: str) -> World:
 
 
 def create(world: World, **kwargs: Any) -> AgentSession:
-    params: dict[str, Any] = {"environment": {"type": "none"}, "agent": {"model": "gpt-5"},
+    params: dict[str, Any] = {"environment": {"type": "none"}, "agent": AGENT,
                               "input": "Write the article.", "metadata": {"job_id": "job-1", "task_version": "1"}}
     params.update(kwargs)
     return world.client.beta.agents.sessions.create(**params)
@@ -61,7 +62,7 @@ def test_create_with_input_starts_a_root_turn_and_parses_into_sdk_types(world: W
 
 
 def test_every_session_body_validates_strictly_against_the_sdk_model(world: World) -> None:
-    session = create(world, agent={"model": "gpt-5", "tools": [{"type": "function", "name": "wp_get_post"}]})
+    session = create(world)
     world.clock.sleep(THINK_S)
     for path in (f"/agents/sessions/{session.id}",):
         body = world.raw("GET", path).json()
@@ -99,7 +100,7 @@ def test_retrieve_unknown_session_is_sdk_not_found(world: World) -> None:
     ({"agent": {"model": "gpt-5", "tools": [{"type": "web_search"}]}}, "agent.tools[0].type"),
 ])
 def test_create_validation_errors_name_the_param(world: World, changes: dict[str, Any], param: str) -> None:
-    body: dict[str, Any] = {"environment": {"type": "none"}, "agent": {"model": "gpt-5"}, "input": "hi"}
+    body: dict[str, Any] = {"environment": {"type": "none"}, "agent": AGENT, "input": "hi"}
     for key, value in changes.items():
         if value is None:
             body.pop(key)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import openai
 import pydantic
 import pytest
-from _article_world import MAX_EVENTS, bounded, handlers
+from _article_world import AGENT, MAX_EVENTS, bounded, handlers
 from openai.types.beta import (
     AgentSessionCreatedEvent,
     AgentSessionEnvironmentResetEvent,
@@ -26,9 +26,9 @@ from openai.types.beta import (
     AgentSessionTurnItemDoneEvent,
 )
 
-from fakes import Request
-from fakes.openai_agents._sse import KEEPALIVE_S
-from harness.faults import Trigger, get_fault_kind
+from durable_harness.wire import Request
+from durable_harness.fakes.openai_agents._sse import KEEPALIVE_S
+from durable_harness.harness.faults import Trigger, get_fault_kind
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorld as World
@@ -42,12 +42,12 @@ EVENTS = pydantic.TypeAdapter(AgentSessionEvent)
 def busy_session(world: World, **kwargs: Any) -> str:
     """A session whose agent is thinking (its first call comes THINK_S later)."""
     return world.client.beta.agents.sessions.create(
-        environment={"type": "none"}, agent={"model": "gpt-5"}, input="Write the article.",
+        environment={"type": "none"}, agent=AGENT, input="Write the article.",
         metadata={"job_id": "job-1", "task_version": "1"}, **kwargs).id
 
 
 def idle_session(world: World) -> str:
-    return world.client.beta.agents.sessions.create(environment={"type": "openai_hosted"}, agent={"model": "gpt-5"},
+    return world.client.beta.agents.sessions.create(environment={"type": "openai_hosted"}, agent=AGENT,
                                                     metadata={"job_id": "job-1", "task_version": "1"}).id
 
 
@@ -185,7 +185,7 @@ def test_sessions_stream_refuses_a_busy_session(world: World) -> None:
 def test_create_stream_true_with_tool_handlers_gives_the_final_result(world: World) -> None:
     log: list[str] = []
     stream = world.client.beta.agents.sessions.create(
-        stream=True, environment={"type": "none"}, agent={"model": "gpt-5"}, input="Write the article.",
+        stream=True, environment={"type": "none"}, agent=AGENT, input="Write the article.",
         metadata={"job_id": "job-1", "task_version": "1"}, tool_handlers=handlers(log))
     result = stream.get_final_result()
     assert result.turn.status == "completed"
@@ -196,7 +196,7 @@ def test_create_stream_true_with_tool_handlers_gives_the_final_result(world: Wor
 def test_create_stream_true_streams_from_the_created_event(openai_worlds: OpenAIWorlds, transport: str) -> None:
     world = openai_worlds(seed=5, transport=transport)
     events = bounded(world.client.beta.agents.sessions.create(
-        stream=True, environment={"type": "none"}, agent={"model": "gpt-5"}, input="Write the article.",
+        stream=True, environment={"type": "none"}, agent=AGENT, input="Write the article.",
         metadata={"job_id": "job-1", "task_version": "1"}, stream_options={"include_obfuscation": False}))
     assert [type(e) for e in events] == [
         AgentSessionCreatedEvent, AgentSessionTurnCreatedEvent, AgentSessionTurnItemAddedEvent,

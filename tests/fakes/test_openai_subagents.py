@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import openai
 import pytest
-from _article_world import META, SCRIPT, THINK_S, article_job, bounded, handlers
+from _article_world import AGENT, META, SCRIPT, THINK_S, article_job, bounded, handlers
 from openai.pagination import SyncCursorPage
 from openai.types.beta import (
     AgentCreateSubagentCallItem,
@@ -31,11 +31,11 @@ from openai.types.beta import (
 from openai.types.beta.agent_session_item import AgentMessageItemResource
 from openai.types.beta.agents.sessions import Turn
 
-from fakes.openai_agents import Commentary, FinalAnswer, FunctionCall, Reasoning, SessionsFake, SpawnSubagent, Step
-from fakes.openai_agents._turns import _check_outputs
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
+from durable_harness.fakes.openai_agents import Commentary, FinalAnswer, FunctionCall, Reasoning, SessionsFake, SpawnSubagent, Step
+from durable_harness.fakes.openai_agents._turns import _check_outputs
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness._gate import Gate
+from durable_harness.harness._history import History
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorld, OpenAIWorlds
@@ -51,7 +51,7 @@ def world(openai_worlds: OpenAIWorlds) -> OpenAIWorld:
 
 
 def start(world: OpenAIWorld) -> str:
-    return world.client.beta.agents.sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"},
+    return world.client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT,
                                                     input="Write the article.", metadata=META).id
 
 
@@ -173,7 +173,7 @@ def test_the_stream_shows_the_subagent_turn_first(openai_worlds: OpenAIWorlds, t
 def test_the_sessions_stream_helper_follows_the_root_turn_to_the_end(openai_worlds: OpenAIWorlds) -> None:
     world = openai_worlds(research_job(), seed=5)
     session_id = world.client.beta.agents.sessions.create(environment={"type": "openai_hosted"},
-                                                          agent={"model": "gpt-5"}, metadata=META).id
+                                                          agent=AGENT, metadata=META).id
     log: list[str] = []
     with world.client.beta.agents.sessions.stream(session_id, input="Write the article.",
                                                   tool_handlers=handlers(log)) as stream:
@@ -188,7 +188,7 @@ def test_the_sessions_stream_helper_follows_the_root_turn_to_the_end(openai_worl
 def test_create_stream_final_result_is_the_root_turns_answer(world: OpenAIWorld) -> None:
     log: list[str] = []
     result = world.client.beta.agents.sessions.create(
-        stream=True, environment={"type": "none"}, agent={"model": "gpt-5"}, input="Write the article.",
+        stream=True, environment={"type": "none"}, agent=AGENT, input="Write the article.",
         metadata=META, tool_handlers=handlers(log)).get_final_result()
     assert result.turn.subagent_id is None and result.turn.status == "completed"
     assert result.messages[-1].output_text == "Draft 501 is ready and awaits publish approval."
@@ -230,6 +230,11 @@ def test_truth_records_every_subagent(world: OpenAIWorld) -> None:
 
 
 # -- SpawnSubagent as any brain's output ----------------------------------------------------------
+LOOKUP = {"type": "function", "name": "lookup", "description": "Look it up.",
+          "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}
+LOOKUP_AGENT = {"model": "gpt-5", "tools": [LOOKUP]}
+
+
 class _Delegator:
     """Spawns three subagents at once, then makes one call, then answers."""
 
@@ -252,7 +257,7 @@ def test_several_subagents_report_together_and_page() -> None:
                            http_client=httpx.Client(transport=gate.transport("test")))
     with client:
         sessions = client.beta.agents.sessions
-        session_id = sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"}, input="go").id
+        session_id = sessions.create(environment={"type": "none"}, agent=LOOKUP_AGENT, input="go").id
         clock.sleep(2 * THINK_S)
         page = sessions.subagents.list(session_id, limit=2)
         assert [s.name for s in page.data] == ["worker-3", "worker-2"] and page.has_more  # newest first

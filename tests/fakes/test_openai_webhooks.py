@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import openai
 import pydantic
 import pytest
+from _article_world import AGENT
 from openai.types.webhooks import (
     AgentSessionActionRequiredWebhookEvent,
     AgentSessionCreatedWebhookEvent,
@@ -20,8 +21,8 @@ from openai.types.webhooks import (
     UnwrapWebhookEvent,
 )
 
-from fakes.openai_agents import Webhook, WebhookSigner, webhooks_for
-from harness._clock import EPOCH, VirtualClock
+from durable_harness.fakes.openai_agents import Webhook, WebhookSigner, webhooks_for
+from durable_harness.harness._clock import EPOCH, VirtualClock
 
 if TYPE_CHECKING:
     from conftest import OpenAIWorld, OpenAIWorlds
@@ -47,7 +48,7 @@ def unwrap(sdk: openai.OpenAI, webhook: Webhook, secret: str = SECRET) -> Any:
 
 def run_one_call(world: OpenAIWorld) -> str:
     sessions = world.client.beta.agents.sessions
-    session = sessions.create(environment={"type": "none"}, agent={"model": "gpt-5"}, input="Write the article.",
+    session = sessions.create(environment={"type": "none"}, agent=AGENT, input="Write the article.",
                               metadata={"job_id": "job-1", "task_version": "1"})
     world.clock.sleep(THINK_S)
     sessions.events.create(session.id, events=[{"type": "agent.session.input.cancel"}])

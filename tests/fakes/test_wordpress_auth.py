@@ -5,11 +5,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from fakes import Request
-from fakes.wordpress import WordPressFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
+from durable_harness.wire import Request
+from durable_harness.fakes.wordpress import WordPressFake
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness._gate import Gate
+from durable_harness.harness._history import History
 
 PASSWORD = "abcd EFGH ijkl MNOP qrst UVWX"
 ROOT = "http://wordpress.dh.test/wp-json"

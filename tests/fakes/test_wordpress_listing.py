@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from harness._clock import VirtualClock
+from durable_harness.harness._clock import VirtualClock
 
 ROOT = "http://wordpress.dh.test/wp-json"
 

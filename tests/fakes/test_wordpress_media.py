@@ -10,7 +10,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from fakes.wordpress import WordPressFake
+from durable_harness.fakes.wordpress import WordPressFake
 
 ROOT = "http://wordpress.dh.test/wp-json"
 UPLOADS = "http://wordpress.dh.test/wp-content/uploads/2026/01"
@@ -121,7 +121,7 @@ def test_content_md5_mismatch_is_412(client: httpx.Client) -> None:
     assert (r.status_code, r.json()["code"]) == (412, "rest_upload_hash_mismatch")
 
 
-@pytest.mark.parametrize(("filename", "data"), [("notes.txt", b"hello"), ("fake.png", b"not really a png")])
+@pytest.mark.parametrize(("filename", "data"), [("page.html", b"<p>hello</p>"), ("fake.png", b"not really a png"), ("fake.pdf", b"hello")])
 def test_disallowed_types_are_500_with_the_upload_path_code(client: httpx.Client, wordpress: WordPressFake,
                                                             filename: str, data: bytes) -> None:
     r = raw(client, data, filename)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import httpx
-import pytest
 
-from fakes.wordpress import WordPressFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
+from durable_harness.fakes.wordpress import WordPressFake
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness._gate import Gate
+from durable_harness.harness._history import History
 
 AUTH = ("editor", "abcd EFGH ijkl MNOP qrst UVWX")
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-import pytest
 
-from fakes.wordpress import WordPressFake
+from durable_harness.fakes.wordpress import WordPressFake
 
 
 def update(client: httpx.Client, body: dict[str, Any]) -> httpx.Response:

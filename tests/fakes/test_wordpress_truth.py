@@ -6,11 +6,11 @@ import json
 
 import httpx
 
-import fakes.wordpress
-from fakes.wordpress import WordPressFake
-from harness._clock import VirtualClock
-from harness._gate import Gate
-from harness._history import History
+import durable_harness.fakes.wordpress
+from durable_harness.fakes.wordpress import WordPressFake
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness._gate import Gate
+from durable_harness.harness._history import History
 
 AUTH = ("editor", "abcd EFGH ijkl MNOP qrst UVWX")
 ROOT = "http://wordpress.dh.test/wp-json"
@@ -19,8 +19,8 @@ PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08
 
 
 def test_all_is_sorted_and_exported() -> None:
-    assert fakes.wordpress.__all__ == sorted(fakes.wordpress.__all__)
-    assert all(hasattr(fakes.wordpress, name) for name in fakes.wordpress.__all__)
+    assert durable_harness.fakes.wordpress.__all__ == sorted(durable_harness.fakes.wordpress.__all__)
+    assert all(hasattr(durable_harness.fakes.wordpress, name) for name in durable_harness.fakes.wordpress.__all__)
 
 
 def _scenario() -> tuple[WordPressFake, VirtualClock, History]:

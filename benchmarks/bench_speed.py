@@ -1,0 +1,396 @@
+"""The speed figures the harness is held to, each a median of several runs, with the machine's load.
+
+Usage: python benchmarks/bench_speed.py [--out FILE] [--compare BASELINE.json] [--rows ROW,...]
+                                        [--repeat N] [--sweep-repeat N] [--catalogue-repeat N] [-j N]
+
+Rows (``--rows``; default every row but ``tests``, which costs minutes):
+
+* ``baseline``   — CPU ms of one no-fault ``baseline`` run against the reference, in-process;
+* ``requests``   — from instrumented baseline runs: the harness's CPU per request (the gate's transport
+  and the streams it hands out: routing, the fakes, faults, the history; what the candidate's SDK does
+  beyond that is its own floor), and the CPU the reference spends in its store and in ``report()``;
+* ``isolation``  — what a candidate in processes of its own costs: the zygote's start-up, a baseline run
+  with the candidate isolated and inside the harness's process (CPU of every process, wall), and
+  the difference per request;
+* ``sweep``      — the crash-point sweep of the article workload (``restart-at-every-io-point``): CPU and
+  wall seconds, and its points;
+* ``catalogue``  — the whole catalogue against the reference and every mutant (``--candidate`` to
+  choose), in ``-j`` processes: CPU seconds (every process's), wall seconds, and the virtual seconds
+  simulated per wall (and per CPU) second;
+* ``cli``        — start-up of ``durable-harness --help``, ``list`` and ``validate``: CPU ms of the process;
+* ``tests``      — the fast tests (``pytest -q -n 2``) and the whole suite (``make test``'s pytest line):
+  wall and CPU seconds, once each.
+
+CPU time (``getrusage``) is the figure to trust on a busy machine; wall time is printed beside it.
+Each row carries the one-minute load average before and after it. ``--out`` writes the figures as
+JSON; ``--compare`` reads an earlier file and prints, per figure, before, after and the ratio.
+Wall-clock time is measured here, in the benchmark, never inside the harness.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from durable_harness import harness
+from durable_harness.harness import load_scenarios, run_scenario
+
+CODE = Path(harness.__file__).resolve().parents[2]  # the checkout being measured
+FORMAT = "durable-harness/bench-speed@1"
+ROWS = ("baseline", "requests", "isolation", "sweep", "catalogue", "cli", "tests")
+
+
+# -- measuring -------------------------------------------------------------------------------------
+def _cpu() -> float:
+    """CPU seconds of this process, of its children that ended, and of the candidate instances its
+    zygote reaped (a Python candidate runs in processes of its own, children of the zygote)."""
+    from durable_harness.harness.candidate._zygote import instances_cpu_s
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime + instances_cpu_s()
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+class Figure:
+    """One figure: its samples, the load around them, its median."""
+
+    def __init__(self, name: str, unit: str, what: str) -> None:
+        self.name, self.unit, self.what = name, unit, what
+        self.samples: list[float] = []
+        self.load = [_load(), _load()]
+        self.extra: dict[str, Any] = {}
+
+    def add(self, value: float) -> None:
+        self.samples.append(value)
+        self.load[1] = _load()
+
+    @property
+    def value(self) -> float:
+        return statistics.median(self.samples)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": round(self.value, 4), "unit": self.unit, "what": self.what,
+                "samples": [round(s, 4) for s in self.samples], "load": self.load, **self.extra}
+
+    def line(self) -> str:
+        spread = f"{min(self.samples):.4g}..{max(self.samples):.4g}" if len(self.samples) > 1 else "one run"
+        return (f"{self.name:34} {self.value:10.4g} {self.unit:5} (n={len(self.samples)}, {spread})  "
+                f"load {self.load[0]:.2f}->{self.load[1]:.2f}")
+
+
+def _scenario(name: str) -> Any:
+    return next(s for s in load_scenarios([CODE / "durable_harness" / "scenarios"]) if s.id == name)
+
+
+# -- rows ------------------------------------------------------------------------------------------
+def row_baseline(args: argparse.Namespace) -> list[Figure]:
+    base = _scenario("baseline")
+    run_scenario(base, "reference")  # warm: imports, caches
+    cpu = Figure("baseline run CPU", "ms", "one no-fault baseline run against the reference, in-process")
+    wall = Figure("baseline run wall", "ms", "the same runs' wall time")
+    for _ in range(args.repeat):
+        c0, w0 = _cpu(), time.perf_counter()
+        doc = run_scenario(base, "reference")
+        cpu.add(1000 * (_cpu() - c0))
+        wall.add(1000 * (time.perf_counter() - w0))
+    cpu.extra["requests"] = doc["timings"]["requests"]
+    cpu.extra["history_entries"] = doc["history"]["entries"]
+    return [cpu, wall]
+
+
+class _Meter:
+    """CPU seconds spent inside instrumented calls (outermost calls only: nested ones are not counted twice)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._depth = 0
+
+    @contextmanager
+    def measure(self) -> Iterator[None]:
+        self._depth += 1
+        start = time.process_time() if self._depth == 1 else 0.0
+        try:
+            yield
+        finally:
+            if self._depth == 1:
+                self.seconds += time.process_time() - start
+            self._depth -= 1
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*a: Any, **kw: Any) -> Any:
+            with self.measure():
+                return fn(*a, **kw)
+        return timed
+
+
+@contextmanager
+def _instrumented(gate: _Meter, store: _Meter, report: _Meter) -> Iterator[None]:
+    """The gate's transports (and their streams), the reference's store and its ``report()``, timed."""
+    import httpx
+
+    from durable_harness.candidates.reference import ReferencePlane
+    from durable_harness.candidates.reference._store import Store
+    from durable_harness.harness._gate import Gate
+
+    class TimedStream(httpx.SyncByteStream):
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        def __iter__(self) -> Iterator[bytes]:
+            chunks = iter(self._inner)
+            while True:
+                with gate.measure():
+                    chunk = next(chunks, None)
+                if chunk is None:
+                    return
+                yield chunk
+
+        def close(self) -> None:
+            self._inner.close()
+
+    class TimedTransport(httpx.BaseTransport):
+        def __init__(self, inner: httpx.BaseTransport) -> None:
+            self._inner = inner
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            with gate.measure():
+                response = self._inner.handle_request(request)
+            if not isinstance(response.stream, httpx.ByteStream):
+                response.stream = TimedStream(response.stream)
+            return response
+
+    saved: list[tuple[Any, str, Any]] = [(Gate, "transport", Gate.transport), (ReferencePlane, "report", ReferencePlane.report)]
+    saved += [(Store, name, fn) for name, fn in vars(Store).items() if callable(fn) and not name.startswith("_")]
+    transport = Gate.transport
+    setattr(Gate, "transport", lambda self, process: TimedTransport(transport(self, process)))
+    setattr(ReferencePlane, "report", report.wrap(ReferencePlane.report))
+    for owner, name, fn in saved[2:]:
+        setattr(owner, name, store.wrap(fn))
+    try:
+        yield
+    finally:
+        for owner, name, fn in saved:
+            setattr(owner, name, fn)
+
+
+def row_requests(args: argparse.Namespace) -> list[Figure]:
+    base = _scenario("baseline")
+    per_request = Figure("harness CPU per request", "ms", "CPU inside the gate's transport and streams "
+                         "(routing, fakes, faults, history) per request of a baseline run; above the SDK's floor")
+    store = Figure("reference store CPU per run", "ms", "CPU inside the reference's Store per baseline run")
+    report = Figure("reference report() CPU per run", "ms", "CPU inside ReferencePlane.report per baseline run")
+    os.environ["DH_IN_PROCESS"] = "1"  # the reference's store and report() are timed where they run
+    try:
+        run_scenario(base, "reference")
+        for _ in range(args.repeat):
+            meters = _Meter(), _Meter(), _Meter()
+            with _instrumented(*meters):
+                doc = run_scenario(base, "reference")
+            requests = int(doc["timings"]["requests"])
+            per_request.add(1000 * meters[0].seconds / requests)
+            store.add(1000 * meters[1].seconds)
+            report.add(1000 * meters[2].seconds)
+    finally:
+        os.environ.pop("DH_IN_PROCESS", None)
+    per_request.extra["requests"] = requests
+    return [per_request, store, report]
+
+
+def row_isolation(args: argparse.Namespace) -> list[Figure]:
+    """What running the candidate in processes of its own costs: a baseline run with each instance
+    forked from the zygote against the same run inside the harness's process (DH_IN_PROCESS=1)."""
+    from durable_harness.harness.candidate._zygote import zygote
+
+    base = _scenario("baseline")
+    start = Figure("zygote start-up wall", "ms", "starting the process instances are forked from (once per harness)")
+    w0 = time.perf_counter()
+    zygote()
+    start.add(1000 * (time.perf_counter() - w0))
+    figures = [start]
+    per_run: dict[str, Figure] = {}
+    for mode, label in (("1", "in the harness's process"), ("0", "in processes of its own")):
+        os.environ["DH_IN_PROCESS"] = mode
+        cpu = per_run[mode] = Figure(f"baseline CPU, candidate {'inside' if mode == '1' else 'isolated'}", "ms",
+                                     f"one baseline run, the candidate {label}: every process's CPU")
+        wall = Figure(f"baseline wall, candidate {'inside' if mode == '1' else 'isolated'}", "ms", "the same runs' wall")
+        run_scenario(base, "reference")
+        for _ in range(args.repeat):
+            c0, w0 = _cpu(), time.perf_counter()
+            doc = run_scenario(base, "reference")
+            cpu.add(1000 * (_cpu() - c0))
+            wall.add(1000 * (time.perf_counter() - w0))
+        cpu.extra["requests"] = doc["timings"]["requests"]
+        figures += [cpu, wall]
+    os.environ.pop("DH_IN_PROCESS", None)
+    requests = int(per_run["0"].extra["requests"])
+    extra = Figure("isolation CPU per request", "ms", "(isolated - inside) CPU of a baseline run, per request")
+    extra.add((per_run["0"].value - per_run["1"].value) / requests)
+    return [*figures, extra]
+
+
+def row_sweep(args: argparse.Namespace) -> list[Figure]:
+    sweep = _scenario("restart-at-every-io-point")
+    cpu = Figure("sweep (article crash points) CPU", "s", "restart-at-every-io-point against the reference")
+    wall = Figure("sweep (article crash points) wall", "s", "the same sweeps' wall time")
+    for _ in range(args.sweep_repeat):
+        c0, w0 = _cpu(), time.perf_counter()
+        doc = run_scenario(sweep, "reference")
+        cpu.add(_cpu() - c0)
+        wall.add(time.perf_counter() - w0)
+    cpu.extra["points"] = (doc.get("sweep") or {}).get("points")
+    cpu.extra["verdict"] = doc["verdict"]
+    return [cpu, wall]
+
+
+def _catalogue_task(task: tuple[str, str]) -> tuple[float, float, str]:
+    candidate, path = task
+    scenario = load_scenarios([Path(path)])[0]
+    c0 = _cpu()
+    doc = run_scenario(scenario, candidate)
+    return _cpu() - c0, float(doc["timings"]["virtual_s"]), doc["verdict"]
+
+
+def row_catalogue(args: argparse.Namespace) -> list[Figure]:
+    if args.candidate:
+        candidates = list(args.candidate)
+    else:
+        from durable_harness.candidates.mutants import mutant_names
+
+        candidates = ["reference", *(f"mutant:{name}" for name in mutant_names())]
+    paths = sorted(str(s.source) for s in load_scenarios([CODE / "durable_harness" / "scenarios"]))
+    tasks = sorted(((c, p) for c in candidates for p in paths), key=lambda t: "every-io-point" not in t[1])
+    what = f"{len(paths)} scenarios x {len(candidates)} candidates (reference + {len(candidates) - 1} mutants)"
+    cpu = Figure("catalogue x candidates CPU", "s", what + ", CPU of every process")
+    wall = Figure(f"catalogue x candidates wall (-j {args.jobs})", "s", what + f", wall time in {args.jobs} processes")
+    per_wall = Figure("virtual s per wall s (catalogue)", "x", "virtual seconds simulated per wall second, " + what)
+    per_cpu = Figure("virtual s per CPU s (catalogue)", "x", "virtual seconds simulated per CPU second, " + what)
+    for _ in range(args.catalogue_repeat):
+        w0 = time.perf_counter()
+        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+            results = pool.map(_catalogue_task, tasks, chunksize=1)
+        seconds = time.perf_counter() - w0
+        total_cpu = sum(r[0] for r in results)
+        virtual = sum(r[1] for r in results)
+        cpu.add(total_cpu)
+        wall.add(seconds)
+        per_wall.add(virtual / seconds)
+        per_cpu.add(virtual / total_cpu)
+    cpu.extra["runs"] = len(tasks)
+    cpu.extra["virtual_s"] = round(virtual, 3)
+    return [cpu, wall, per_wall, per_cpu]
+
+
+def _cli() -> list[str]:
+    script = Path(sys.executable).parent / "durable-harness"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "durable_harness.harness.cli"]
+
+
+def row_cli(args: argparse.Namespace) -> list[Figure]:
+    figures = []
+    for command in (["--help"], ["list"], ["validate"]):
+        name = " ".join(command)
+        cpu = Figure(f"cli {name} CPU", "ms", f"durable-harness {name}: the process's CPU")
+        wall = Figure(f"cli {name} wall", "ms", f"durable-harness {name}: wall time")
+        subprocess.run(_cli() + command, cwd=CODE, capture_output=True, check=True)  # warm the file cache
+        for _ in range(args.repeat):
+            c0, w0 = _cpu(), time.perf_counter()
+            subprocess.run(_cli() + command, cwd=CODE, capture_output=True, check=True)
+            cpu.add(1000 * (_cpu() - c0))
+            wall.add(1000 * (time.perf_counter() - w0))
+        figures += [cpu, wall]
+    return figures
+
+
+def row_tests(args: argparse.Namespace) -> list[Figure]:
+    figures = []
+    for name, extra in (("pytest (fast tests, -n 2)", ["-q", "-n", "2"]),
+                        ("make test (all, -n auto)", ["-m", "slow or not slow", "-q", "-n", "auto"])):
+        cpu = Figure(f"{name} CPU", "s", f"python -m pytest {' '.join(extra)}: CPU of every process")
+        wall = Figure(f"{name} wall", "s", f"python -m pytest {' '.join(extra)}: wall time")
+        c0, w0 = _cpu(), time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "pytest", *extra, "-p", "no:randomly"], cwd=CODE,
+                              capture_output=True, text=True)
+        cpu.add(_cpu() - c0)
+        wall.add(time.perf_counter() - w0)
+        cpu.extra["result"] = (done.stdout.strip().splitlines() or ["?"])[-1]
+        figures += [cpu, wall]
+    return figures
+
+
+# -- output ----------------------------------------------------------------------------------------
+def _commit() -> str | None:
+    if shutil.which("git") is None:
+        return None
+    done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=CODE, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 and (CODE / ".git").exists() else None
+
+
+def _compare(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    lines = [f"{'figure':34} {'before':>10} {'after':>10} unit  after/before  (load before; after)"]
+    for name, new in after["figures"].items():
+        old = before["figures"].get(name)
+        if old is None:
+            lines.append(f"{name:34} {'-':>10} {new['value']:10.4g} {new['unit']:5}")
+            continue
+        ratio = new["value"] / old["value"] if old["value"] else float("nan")
+        lines.append(f"{name:34} {old['value']:10.4g} {new['value']:10.4g} {new['unit']:5} {ratio:8.3f}      "
+                     f"({old['load'][0]:.1f}-{old['load'][1]:.1f}; {new['load'][0]:.1f}-{new['load'][1]:.1f})")
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, help="write the figures as JSON")
+    parser.add_argument("--compare", type=Path, help="an earlier --out file: print before, after and ratios")
+    parser.add_argument("--rows", default=",".join(r for r in ROWS if r != "tests"),
+                        help=f"comma-separated, of {', '.join(ROWS)}")
+    parser.add_argument("--repeat", type=int, default=7, help="runs per cheap figure (baseline, requests, cli)")
+    parser.add_argument("--sweep-repeat", type=int, default=3)
+    parser.add_argument("--catalogue-repeat", type=int, default=1)
+    parser.add_argument("--candidate", action="append", default=[], help="for the catalogue (default: all)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="processes for the catalogue")
+    parser.add_argument("--label", default=None, help="a name for this measurement (default: the commit)")
+    args = parser.parse_args()
+    rows = [r.strip() for r in args.rows.split(",") if r.strip()]
+    unknown = [r for r in rows if r not in ROWS]
+    if unknown:
+        parser.error(f"--rows: {', '.join(unknown)} not among {', '.join(ROWS)}")
+    before = json.loads(args.compare.read_text("utf-8")) if args.compare else None
+    commit = _commit()
+    print(f"measuring {args.label or commit or CODE} on {os.cpu_count()} cores, load {os.getloadavg()}", flush=True)
+    figures: list[Figure] = []
+    builders = {"baseline": row_baseline, "requests": row_requests, "isolation": row_isolation, "sweep": row_sweep,
+                "catalogue": row_catalogue,
+                "cli": row_cli, "tests": row_tests}
+    for row in rows:
+        for figure in builders[row](args):
+            print(figure.line(), flush=True)
+            figures.append(figure)
+    doc = {"format": FORMAT, "label": args.label or commit, "commit": commit, "cpus": os.cpu_count(),
+           "python": platform.python_version(), "figures": {f.name: f.to_json() for f in figures}}
+    if args.out:
+        args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        print(f"written: {args.out}")
+    if before is not None:
+        print("\n".join(["", f"compared with {before.get('label')}:", *_compare(before, doc)]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,5 +1,0 @@
-"""new-session-on-restart: after a restart, starts the job over in a new session."""
-
-from candidates.mutants._registry import register
-
-MUTANT = register("new-session-on-restart", "after a restart, starts the job over in a new session", resume_existing_session=False)

@@ -1,5 +1,0 @@
-"""no-reconcile: an operation with an unknown outcome is left UNKNOWN and the job moves on."""
-
-from candidates.mutants._registry import register
-
-MUTANT = register("no-reconcile", "leaves UNKNOWN operations unresolved", resolve_unknowns=False)

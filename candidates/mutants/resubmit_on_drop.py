@@ -1,5 +1,0 @@
-"""resubmit-on-drop: when the event stream drops, it cancels the turn and submits the task again."""
-
-from candidates.mutants._registry import register
-
-MUTANT = register("resubmit-on-drop", "submits the task again when the event stream drops", read_after_drop=False)

@@ -1,5 +1,0 @@
-"""turn-done-is-success: takes the agent's completed turn as the job's success."""
-
-from candidates.mutants._registry import register
-
-MUTANT = register("turn-done-is-success", "takes the agent's completed turn as the job's success", judge_by_ledger=False)

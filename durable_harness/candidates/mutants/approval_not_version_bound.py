@@ -1,0 +1,5 @@
+"""approval-not-version-bound: approvals and work are not bound to the task version; a superseded version is still published under its old approval."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("approval-not-version-bound", "publishes a superseded task version under its old approval", approval_bound_to_version=False)

@@ -1,0 +1,5 @@
+"""cancel-inflight-retry: after a cancellation the write that was in flight is retried (a write), not settled by a lookup."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("cancel-inflight-retry", "retries the in-flight write after the cancellation", no_writes_after_cancel=False)

@@ -1,0 +1,5 @@
+"""disallowed-tool-executed: every tool of the workload is declared to the agent and executed, allowed or not."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("disallowed-tool-executed", "executes tools outside the job's allowed tools", enforce_allowed_tools=False)

@@ -1,0 +1,5 @@
+"""ignore-cancel: the user's cancellation is acknowledged, and the job goes on."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("ignore-cancel", "acknowledges a cancellation and goes on working", honour_cancel=False)

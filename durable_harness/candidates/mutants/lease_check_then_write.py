@@ -1,0 +1,6 @@
+"""lease-check-then-write: the lease is checked, and the write sent after the lock is let go; a pause in between lets another worker take over, and the late write lands on its work."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("lease-check-then-write", "checks its lease, then writes without holding the writer lock (a pause lets "
+                  "another worker take over first)", hold_write_lock=False)

@@ -1,0 +1,5 @@
+"""new-session-on-restart: after a restart, starts the job over in a new session."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("new-session-on-restart", "after a restart, starts the job over in a new session", resume_existing_session=False)

@@ -1,0 +1,6 @@
+"""no-fencing-token: writes carry no fencing token; a write delivered after its sender died and another worker took over lands, even at a site that checks tokens."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("no-fencing-token", "sends its writes without the lease's fencing token (X-Fencing-Token)",
+                  fencing_token=False)

@@ -1,0 +1,5 @@
+"""no-lease: every worker works every job; nothing says which one may write."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("no-lease", "takes no lease: with two workers, both work the job", leases=False)

@@ -1,0 +1,5 @@
+"""reopen-after-cancel: a cancellation is kept in memory only; after a restart the job is picked up again."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("reopen-after-cancel", "forgets a cancellation on restart and reopens the job", persist_cancel=False)

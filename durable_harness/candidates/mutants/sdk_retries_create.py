@@ -1,0 +1,6 @@
+"""sdk-retries-create: the session create goes through a client with the SDK's own retries on; after a lost answer the SDK sends the create again, without an Idempotency-Key."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("sdk-retries-create", "lets the SDK retry a session create on its own (no key: a second session)",
+                  no_sdk_retry_of_unkeyed_writes=False)

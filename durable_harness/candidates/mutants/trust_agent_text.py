@@ -1,0 +1,5 @@
+"""trust-agent-text: the job's outcome is read from the agent's last message ("the draft is ready"), not from the ledger and the world."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("trust-agent-text", "takes the agent's own words as the job's outcome", ignore_agent_text=False)

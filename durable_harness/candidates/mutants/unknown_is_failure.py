@@ -1,0 +1,5 @@
+"""unknown-is-failure: a timeout or reset is taken as proof that the write did not happen."""
+
+from durable_harness.candidates.mutants._registry import register
+
+MUTANT = register("unknown-is-failure", "records an indefinite error as a definite failure", unknown_is_not_failure=False)

@@ -1,0 +1,15 @@
+"""A fake WordPress site: core's REST API for posts and media, application passwords, the
+``operation_key`` must-use plugins and Rank Math's meta endpoint, with ground truth.
+
+``WordPressFake(clock)`` is a gate ``Service``; see ``_service`` for the front door and
+``specs/wordpress-rest.md`` for the behaviour it copies. ``seed_site`` and ``Colleague`` make it a
+busy site (``_busy``).
+"""
+
+from durable_harness.fakes.wordpress._busy import EDITOR_ACTIONS, Colleague, Lookalikes, seed_site
+from durable_harness.fakes.wordpress._errors import WPError
+from durable_harness.fakes.wordpress._fencing import FENCING_HEADER, FencingGateway
+from durable_harness.fakes.wordpress._service import WordPressFake
+
+__all__ = ["Colleague", "EDITOR_ACTIONS", "FENCING_HEADER", "FencingGateway", "Lookalikes", "WPError", "WordPressFake",
+           "seed_site"]

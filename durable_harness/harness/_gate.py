@@ -1,0 +1,412 @@
+"""The gate: the only I/O seam between the candidate and the simulated world.
+
+In-process the gate is an ``httpx`` transport: a ``respx.Router`` with one route per service
+host, whose side effect dispatches to that fake. Every request is recorded in the history as an
+operation (``invoke`` then ``ok``/``fail``/``info``), the nemesis's armed faults are asked whether
+they fire, and every firing is reported to the nemesis with its evidence (did the fake commit?
+what did it say?).
+
+Everything the harness runs inside a request (the fake, the faults, the effects, the stream of a
+response) is guarded: an exception there is the harness's, not the candidate's. The operation is
+completed as ``info`` with the error recorded, and a ``HarnessError`` (a ``BaseException``) goes up
+through the candidate's code; the gate keeps it in ``failure`` so the run stops with exit code 3
+even if the candidate swallowed it.
+
+What it deliberately does not do: decide what a fault means for the candidate (the faults do),
+or judge anything (checkers do). Secrets never enter the history: credentials are recorded by
+the label the service gives them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+import httpx
+import respx
+
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness._errors import HarnessError
+from durable_harness.harness._history import History
+from durable_harness.harness._nemesis import Nemesis
+from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateRunaway
+from durable_harness.harness.faults import (
+    Action, Crash, Cut, Drop, Duplicate, Effect, FaultContext, Hold, Lose, RequestFault, Respond, Rewrite,
+)
+from durable_harness.wire import Request, Response
+
+__all__ = ["Gate", "Service"]
+
+_MAX_RECORDED_STR = 200
+MAX_REQUESTS_PER_STEP = 2000
+T = TypeVar("T")
+
+ErrorResponse = Callable[[int, Mapping[str, str]], Response]
+
+
+class Service(Protocol):
+    """A fake as the gate sees it."""
+
+    name: str
+    host: str
+    root: str  # path prefix of the service's API below the host, e.g. "/wp-json"
+
+    def handle(self, request: Request) -> Response: ...
+    def mutations(self) -> int: ...
+    def credential(self, request: Request) -> str | None: ...
+
+
+class Gate:
+    def __init__(self, clock: VirtualClock, history: History, services: Sequence[Service],
+                 nemesis: Nemesis | Sequence[RequestFault] = (),
+                 error_responses: Mapping[str, ErrorResponse] | None = None) -> None:
+        self.clock = clock
+        self.history = history
+        self.services = {s.host: s for s in services}
+        self.nemesis = nemesis if isinstance(nemesis, Nemesis) else Nemesis(clock, history, nemesis)
+        self.requests = 0
+        self.error_responses = dict(error_responses or {})  # by service name
+        self.max_requests_per_step = MAX_REQUESTS_PER_STEP
+        self.failure: HarnessError | None = None
+        self._step_requests = 0
+        # What the world does while a request of the candidate is on its way (webhooks during a
+        # step); never re-entered by the requests that it makes happen.
+        self.during: Callable[[], None] | None = None
+        self._during_active = False
+        # A pause of the worker that made a request (``Hold``): the run's workers set it (process,
+        # for_s, kill, op) -> evidence; it runs the other workers for the pause's length.
+        self.hold: Callable[[str, float, bool, int], Mapping[str, Any]] | None = None
+
+    @property
+    def faults(self) -> list[RequestFault]:
+        return self.nemesis.faults
+
+    def begin_step(self) -> None:
+        """A new step of the candidate: its request budget starts again."""
+        self._step_requests = 0
+
+    def heal(self) -> None:
+        """Lift every fault: from now on requests are delivered as they are."""
+        self.nemesis.heal()
+
+    def transport(self, process: str) -> httpx.BaseTransport:
+        """An httpx transport for one actor (``process`` names it in the history)."""
+        router = respx.Router(assert_all_called=False, assert_all_mocked=True)
+        for host in self.services:
+            router.route(host=host).mock(side_effect=lambda request, _p=process: self.dispatch(_p, request))
+        return httpx.MockTransport(router.handler)
+
+    # -- guarding the harness's own code ---------------------------------------------------
+    def _guard(self, where: str, op: int | None, fn: Callable[..., T], *args: Any) -> T:
+        """Run harness code inside a request; its failure is a HarnessError, never the candidate's."""
+        try:
+            return fn(*args)
+        except HarnessError as err:
+            if err is not self.failure:
+                self.fail(err, op)
+            raise
+        except CandidateCrashed:
+            raise
+        except Exception as err:
+            raise self.fail(HarnessError.wrap(where, err), op) from err
+
+    def fail(self, error: HarnessError, op: int | None = None) -> HarnessError:
+        """Record a harness error (completing ``op`` as info) and keep the first one."""
+        data = {"error": f"internal error of the harness: {error.message}", "harness_error": error.message}
+        if op is not None and self.history.is_open(op):
+            self.history.complete(self.clock.now(), op, "info", data)
+        self.history.append(self.clock.now(), "note", "harness", {"harness_error": error.message})
+        if self.failure is None:
+            self.failure = error
+        return error
+
+    def meanwhile(self) -> None:
+        """Let the world do what it does while the candidate is busy (``during``: deliver webhooks),
+        at a point inside a step: before a request is served, before its answer is returned, between
+        the events of a stream, after a sleep. Never re-entered by what it makes happen."""
+        if self.during is None or self._during_active:
+            return
+        self._during_active = True
+        try:
+            self._guard("delivering webhooks during a step", None, self.during)
+        finally:
+            self._during_active = False
+        if self.failure is not None:
+            raise self.failure
+
+    # -- dispatch ------------------------------------------------------------------------
+    def dispatch(self, process: str, raw: httpx.Request) -> httpx.Response:
+        if self.failure is not None:  # the world is broken: nothing more happens in it
+            raise self.failure
+        self._step_requests += 1
+        if self._step_requests > self.max_requests_per_step:  # a runaway loop: stop it like a crash
+            why = f"made more than {self.max_requests_per_step} requests in one step (a runaway loop)"
+            self.history.append(self.clock.now(), "crash", process, {"because": why})
+            raise CandidateRunaway(f"{process}: {why}")
+        self._guard("a timer of the world", None, self.clock.run_due)
+        self.meanwhile()
+        service = self.services[raw.url.host]
+        request = self._guard("reading the request", None, _read, raw)
+        route = request.path[len(service.root):] if request.path.startswith(service.root) else request.path
+        self.requests += 1
+        sent_s = self.clock.now()
+        op = self.history.invoke(sent_s, process, self._guard("recording the request", None,
+                                                              _describe, service, route, request))
+        request = dataclasses.replace(request, sent_s=sent_s)
+        # People act while this request is on its way: it was sent before anything they do now.
+        self._guard("an action of the world", op, self.nemesis.tick)
+        ctx = FaultContext(service=service.name, route=route, request=request, process=process, op=op,
+                           condition=self.nemesis.condition, error_response=self.error_responses.get(service.name),
+                           now_s=self.clock.now(), now_unix=self.clock.unix())
+        armed = self.nemesis.armed()
+        for fault in armed:
+            self._guard(f"fault {fault.kind!r}", op, fault.observe, ctx)
+
+        dead_sender = False
+        for fault in armed:
+            action = self._guard(f"fault {fault.kind!r}", op, fault.before, ctx)
+            if isinstance(action, Effect):
+                self._guard(f"the effect of {fault.kind!r}", op, self.nemesis.apply, fault, action, op, process)
+            elif isinstance(action, Hold):
+                self._hold(fault, action, ctx, delivered=False)
+                dead_sender = dead_sender or action.kill
+            elif action is not None:
+                return self._act_before(fault, action, ctx, raw)
+
+        before = self._guard(f"the {service.name} fake", op, service.mutations)
+        response = self._guard(f"the {service.name} fake", op, service.handle, request)
+        ctx.response = response
+        ctx.committed = self._guard(f"the {service.name} fake", op, service.mutations) != before
+        for fault in armed:
+            action = self._guard(f"fault {fault.kind!r}", op, fault.after, ctx)
+            if isinstance(action, Effect):  # while the operation is in flight: committed, not yet answered
+                self._guard(f"the effect of {fault.kind!r}", op, self.nemesis.apply, fault, action, op, process)
+            elif isinstance(action, Hold):  # its answer held while the worker is paused
+                self._hold(fault, action, ctx, delivered=True)
+                dead_sender = dead_sender or action.kill
+            elif action is not None:
+                return self._act_after(fault, action, ctx, raw)
+        if dead_sender:  # the sender died while its request or its answer was held: no one reads this
+            self._crash(ctx, "killed while paused; the request went on without it")
+        self._complete(op, response, ctx.committed)
+        self.meanwhile()  # the request did its work; its answer is not back yet
+        if response.stream is not None:
+            stream_actions = []
+            for fault in armed:
+                action = self._guard(f"fault {fault.kind!r}", None, fault.stream, ctx)
+                if action is not None:
+                    stream_actions.append((fault, action))
+            response = Response(response.status, response.headers, response.body,
+                                 stream=self._tap(ctx, response, stream_actions))
+        return _to_httpx(response, raw)
+
+    def _tap(self, ctx: FaultContext, response: Response,
+             actions: list[tuple[RequestFault, Action]]) -> Callable[[], Iterator[bytes]]:
+        """The stream as the candidate reads it, one SSE event at a time: each event is recorded;
+        stream faults cut it after event k or deliver event k twice. Comments pass unrecorded."""
+        source = response.stream
+        assert source is not None
+        cut = next(((f, a) for f, a in actions if isinstance(a, Cut)), None)
+        dups = [(f, a) for f, a in actions if isinstance(a, Duplicate)]
+
+        def tapped() -> Iterator[bytes]:
+            delivered, buffer = 0, b""
+            for chunk in self._guarded_stream(ctx, source):
+                buffer += chunk
+                while (end := _event_end(buffer)) >= 0:
+                    event, buffer = buffer[:end], buffer[end:]
+                    meta = _event_meta(event)
+                    if meta is None:  # a comment (keepalive) or an empty event
+                        yield event
+                        continue
+                    if cut is not None and delivered >= cut[1].after_events:
+                        yield from self._cut_here(cut[0], cut[1], ctx, delivered, event)
+                        return
+                    delivered += 1
+                    self.history.append(self.clock.now(), "event", ctx.process, {"op": ctx.op, "n": delivered, **meta})
+                    yield event
+                    self.meanwhile()
+                    for fault, dup in dups:
+                        if delivered in dup.events:
+                            self._record_fault(fault, ctx, {"duplicated_event": delivered, **meta})
+                            self.history.append(self.clock.now(), "event", ctx.process,
+                                                {"op": ctx.op, "n": delivered, "duplicate": True, **meta})
+                            yield event
+
+        return tapped
+
+    def _guarded_stream(self, ctx: FaultContext, source: Callable[[], Iterator[bytes]]) -> Iterator[bytes]:
+        """The fake's stream, chunk by chunk; its failure is the harness's."""
+        where = f"the {ctx.service} fake's event stream"
+        chunks = self._guard(where, None, source)
+        while True:
+            if self.failure is not None:
+                raise self.failure
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                return
+            except (HarnessError, CandidateCrashed):
+                raise
+            except Exception as err:
+                raise self.fail(HarnessError.wrap(where, err)) from err
+            yield chunk
+
+    def _cut_here(self, fault: RequestFault, cut: Cut, ctx: FaultContext, delivered: int, event: bytes) -> Iterator[bytes]:
+        self._record_fault(fault, ctx, {"events_delivered": delivered, "mode": cut.mode})
+        if cut.mode == "reset":
+            yield event[: len(event) // 2]  # a truncated event, then the connection dies
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete message body (injected)")
+
+    def _hold(self, fault: RequestFault, action: Hold, ctx: FaultContext, *, delivered: bool) -> None:
+        """Pause the worker of this request (``Hold``) while the others run; the request then goes on."""
+        if self.hold is None:
+            raise self.fail(HarnessError(f"fault {fault.kind!r} pauses a worker, but this run has one worker"), ctx.op)
+        self._record_fault(fault, ctx, {"delivered": delivered, "committed": ctx.committed, "paused": ctx.process,
+                                        "kill": action.kill})
+        self._guard("pausing a worker", ctx.op, self.hold, ctx.process, action.for_s, action.kill, ctx.op)
+        if self.failure is not None:
+            raise self.failure
+
+    def _act_before(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request) -> httpx.Response:
+        if isinstance(action, Respond):
+            self._record_fault(fault, ctx, {"delivered": False, "status": action.response.status})
+            self._complete(ctx.op, action.response, committed=False)
+            return _to_httpx(action.response, raw)
+        if isinstance(action, Drop):
+            self._record_fault(fault, ctx, {"delivered": False, "error": action.kind})
+            self.history.complete(self.clock.now(), ctx.op, "fail", {"error": f"connection {action.kind} before delivery", "committed": False})
+            raise httpx.ConnectError(f"connection {action.kind} (injected)", request=raw)
+        if isinstance(action, Crash):
+            self._record_fault(fault, ctx, {"delivered": False})
+            self._crash(ctx, "crashed before delivery")
+        raise self.fail(HarnessError(f"fault {fault.kind!r} returned {action!r}, which cannot act before delivery"), ctx.op)
+
+    def _act_after(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request) -> httpx.Response:
+        assert ctx.response is not None
+        evidence = {"delivered": True, "committed": ctx.committed, "status": ctx.response.status}
+        if isinstance(action, Lose):
+            self._record_fault(fault, ctx, {**evidence, "lost": action.kind})
+            if action.kind == "timeout":
+                self.clock.sleep(action.wait_s)
+            self.history.complete(self.clock.now(), ctx.op, "info", {
+                "error": f"response lost ({action.kind})", "committed": ctx.committed, "status": ctx.response.status,
+                "body": _summarise_body(ctx.response.body, ctx.response.headers)})
+            if action.kind == "timeout":
+                raise httpx.ReadTimeout("timed out waiting for the response (injected)", request=raw)
+            raise httpx.RemoteProtocolError("connection reset before the response (injected)", request=raw)
+        if isinstance(action, Respond):
+            self._record_fault(fault, ctx, {**evidence, "replaced_with": action.response.status})
+            self._complete(ctx.op, action.response, ctx.committed)
+            return _to_httpx(action.response, raw)
+        if isinstance(action, Rewrite):  # the client reads another answer than the service gave
+            self._record_fault(fault, ctx, {**evidence, **action.evidence})
+            self._complete(ctx.op, action.response, ctx.committed)
+            return _to_httpx(action.response, raw)
+        if isinstance(action, Crash):
+            self._record_fault(fault, ctx, evidence)
+            self._crash(ctx, "crashed after the fake committed, before the response")
+        raise self.fail(HarnessError(f"fault {fault.kind!r} returned {action!r}, which cannot act after delivery"), ctx.op)
+
+    def _crash(self, ctx: FaultContext, why: str) -> None:
+        data: dict[str, Any] = {"error": why, "committed": ctx.committed}
+        if ctx.response is not None:
+            data.update(status=ctx.response.status, body=_summarise_body(ctx.response.body, ctx.response.headers))
+        self.history.complete(self.clock.now(), ctx.op, "info", data)
+        self.history.append(self.clock.now(), "crash", ctx.process, {"op": ctx.op, "because": why})
+        raise CandidateCrashed(f"{ctx.process}: {why} (op {ctx.op})")
+
+    def _record_fault(self, fault: RequestFault, ctx: FaultContext, evidence: Mapping[str, Any]) -> None:
+        self.nemesis.record(fault, ctx.op, ctx.process, evidence)
+
+    def _complete(self, op: int, response: Response, committed: bool) -> None:
+        type_ = "ok" if response.status < 400 else ("info" if response.status >= 500 or response.status == 408 else "fail")
+        self.history.complete(self.clock.now(), op, type_, {
+            "status": response.status, "committed": committed, "body": _summarise_body(response.body, response.headers),
+        })
+
+
+def _read(raw: httpx.Request) -> Request:
+    return Request.build(raw.method, raw.url.path, raw.url.query.decode("ascii", "replace"), dict(raw.headers), raw.read())
+
+
+def _event_end(buffer: bytes) -> int:
+    """Index just past the first complete SSE event in ``buffer`` (a blank line ends one), or -1."""
+    ends = [i + len(sep) for sep in (b"\n\n", b"\r\n\r\n") if (i := buffer.find(sep)) >= 0]
+    return min(ends) if ends else -1
+
+
+def _event_meta(event: bytes) -> dict[str, Any] | None:
+    """``type`` and ``event_id`` of one SSE event (None for a comment-only block)."""
+    data = [line[5:].strip() for line in event.decode("utf-8", "replace").splitlines() if line.startswith("data:")]
+    if not data:
+        return None
+    try:
+        payload = json.loads("\n".join(data))
+    except ValueError:
+        return {"type": "?", "event_id": None}
+    if not isinstance(payload, dict):
+        return {"type": "?", "event_id": None}
+    return {"type": payload.get("type"), "event_id": payload.get("event_id")}
+
+
+def _describe(service: Service, route: str, request: Request) -> dict[str, Any]:
+    data: dict[str, Any] = {"service": service.name, "method": request.method, "route": route}
+    if request.query:
+        data["query"] = [[k, v] for k, v in request.query]
+    label = service.credential(request)
+    if label is not None:
+        data["credential"] = label
+    key = request.header("idempotency-key")
+    if key:
+        data["idempotency_key"] = key
+    if request.body and request.content_type == "multipart/form-data":
+        # The boundary is random per client: record the parts, so histories stay comparable.
+        fields, files = request.form()
+        data["body"] = {"content_type": "multipart/form-data", "fields": _shorten(fields), "files": {
+            name: {"filename": f[0], "content_type": f[1], "sha256": hashlib.sha256(f[2]).hexdigest(), "size": len(f[2])}
+            for name, f in sorted(files.items())}}
+    elif request.body:
+        data["body"] = _summarise_body(request.body, request.headers)
+    return data
+
+
+def _summarise_body(body: bytes, headers: Mapping[str, str]) -> Any:
+    """JSON bodies as JSON with long strings replaced by their digest; other bodies by digest."""
+    if not body:
+        return None
+    ctype = (headers.get("content-type") or "").lower()
+    if "json" in ctype:
+        try:
+            return _shorten(json.loads(body))
+        except ValueError:
+            pass
+    return {"sha256": hashlib.sha256(body).hexdigest(), "size": len(body), "content_type": ctype.split(";")[0]}
+
+
+def _shorten(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > _MAX_RECORDED_STR:
+        return {"sha256": hashlib.sha256(value.encode()).hexdigest(), "len": len(value)}
+    if isinstance(value, list):
+        return [_shorten(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shorten(v) for k, v in value.items()}
+    return value
+
+
+def _to_httpx(response: Response, raw: httpx.Request) -> httpx.Response:
+    if response.stream is not None:
+        return httpx.Response(response.status, headers=dict(response.headers), stream=_Stream(response), request=raw)
+    return httpx.Response(response.status, headers=dict(response.headers), content=response.body, request=raw)
+
+
+class _Stream(httpx.SyncByteStream):
+    def __init__(self, response: Response) -> None:
+        self._response = response
+
+    def __iter__(self) -> Iterator[bytes]:
+        assert self._response.stream is not None
+        yield from self._response.stream()

@@ -1,0 +1,99 @@
+"""Scenarios in parallel worker processes (``durable-harness run -j N``).
+
+Each scenario is one task: a worker process loads its file and runs it exactly as a sequential run
+would (``run_scenario``, its own seed, its own folder in the report), so its run.json and history
+are byte for byte the same; the documents come back in the catalogue's order, whatever order they
+finished in, and the report made from them is the sequential run's. Progress is printed as
+scenarios finish. The workers are started by a fork server (no state of this process but its
+environment: ``--keep-candidate-db`` and ``--toxiproxy`` have set theirs before), ``N`` at most,
+never more than there are scenarios.
+
+A signal stops the run: no new scenario starts, the workers are stopped, and what finished is
+kept (the run is partial, as a sequential run cut short is). A worker that dies under a scenario is
+a harness error of that scenario (exit 3), not a lost run.
+
+What it deliberately does not do: split one scenario (a sweep is one task; its points run in the
+worker in order).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["default_jobs", "run_parallel"]
+
+
+def default_jobs() -> int:
+    """The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, report: Path, jobs: int, *,
+                 check_determinism: bool, done: Callable[[dict[str, Any]], None]) -> tuple[list[dict[str, Any]], bool]:
+    """Run every scenario in up to ``jobs`` worker processes; (their documents in order, whether a
+    signal stopped the run). ``done`` is called with each document as it comes back."""
+    docs: dict[int, dict[str, Any]] = {}
+    context = multiprocessing.get_context("forkserver")
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=max(1, min(jobs, len(scenarios))), mp_context=context,
+                                                  initializer=_worker_init)
+    stopped = False
+    try:
+        futures = {pool.submit(_run_one, str(s.source), s.id, candidate, seed, str(report / s.id), check_determinism): i
+                   for i, s in enumerate(scenarios)}
+        for future in concurrent.futures.as_completed(futures):
+            i = futures[future]
+            try:
+                doc = future.result()
+            except concurrent.futures.process.BrokenProcessPool as err:
+                doc = _lost(scenarios[i], candidate, seed, report, f"the worker process running it died ({err})")
+            except KeyboardInterrupt:
+                raise
+            except BaseException as err:  # the harness's own error, raised in the worker
+                doc = _lost(scenarios[i], candidate, seed, report, f"{type(err).__name__}: {err}")
+            docs[i] = doc
+            done(doc)
+    except KeyboardInterrupt:
+        stopped = True
+        for process in list(getattr(pool, "_processes", {}).values()):  # stop the scenarios in flight
+            if process.is_alive():
+                try:
+                    os.kill(process.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return [docs[i] for i in sorted(docs)], stopped
+
+
+def _worker_init() -> None:
+    """A worker leaves signals to the parent: a Ctrl-C reaches the whole group, and the parent
+    decides (it stops the workers it needs to stop with SIGTERM, which ends a worker at once)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _run_one(source: str, scenario_id: str, candidate: str, seed: int | None, out: str,
+             check_determinism: bool) -> dict[str, Any]:
+    from durable_harness.harness._determinism import check_determinism as check
+    from durable_harness.harness._scenario_run import run_scenario
+    from durable_harness.harness.scenario import load_scenarios
+
+    scenario = next(s for s in load_scenarios([Path(source)]) if s.id == scenario_id)
+    doc = run_scenario(scenario, candidate, seed, Path(out))
+    return check(doc, scenario, candidate, Path(out)) if check_determinism else doc
+
+
+def _lost(scenario: Any, candidate: str, seed: int | None, report: Path, why: str) -> dict[str, Any]:
+    """A scenario whose worker failed: a harness error of its own (exit 3), written like any run."""
+    from durable_harness.harness._run import harness_error_doc
+
+    return harness_error_doc(scenario, candidate, seed, report / scenario.id, f"running it in a worker process: {why}")

@@ -1,0 +1,77 @@
+"""The crash-point sweep: crash the candidate at every I/O point of a scenario, one run each.
+
+A clean run of the base scenario lists its requests until the world heals (faults fire only
+before); request k is the k-th I/O point. For each k
+and each side of the request (``before`` delivery, ``after`` the service committed) a run crashes
+the candidate there and restarts it on the same database. Runs are deterministic, so the run up to
+the crash is the clean run: point k is the same I/O in both. Every point must end as the base
+scenario does, with every safety counter at zero.
+
+It deliberately does not choose what to check: each point is a normal scenario run (``_run``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from durable_harness.harness._run import run_once
+from durable_harness.harness._rundoc import write_run
+from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
+from durable_harness.harness.faults import Trigger
+from durable_harness.harness.scenario import FaultSpec, Scenario
+
+__all__ = ["POINTS", "SweepPoint", "point_scenario", "run_point", "sweep", "sweep_points"]
+
+POINTS = ("before", "after")
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepPoint:
+    k: int
+    point: str
+    request: str  # "POST wordpress/wp/v2/posts" as seen in the clean run
+
+    @property
+    def label(self) -> str:
+        return f"{self.k}:{self.point}"
+
+
+def sweep_points(base: Scenario, candidate: str, seed: int | None = None,
+                 out_dir: Path | None = None) -> tuple[list[SweepPoint], dict[str, Any]]:
+    """Every (request, side) of a clean run of ``base``, and that clean run's document (written to
+    ``out_dir`` when given)."""
+    clean, history = run_once(dataclasses.replace(base, faults=(), sweep=None), candidate, seed, out_dir)
+    heal = next((e.index for e in history.of_type("phase") if e.data.get("phase") == "heal"), len(history))
+    requests = [f"{e.data.get('method')} {e.data.get('service')}{e.data.get('route')}" for e in history.of_type("invoke")
+                if e.process != WEBHOOKS and e.index < heal]  # the candidate's I/O while faults may fire
+    points = [SweepPoint(k, p, request) for k, request in enumerate(requests, 1) for p in POINTS]
+    return points, clean
+
+
+def point_scenario(base: Scenario, point: SweepPoint) -> Scenario:
+    """``base`` with one crash at ``point`` (and no other fault)."""
+    crash = FaultSpec(kind="crash", at=Trigger("*", "*", "*", nth=point.k), params={"point": point.point})
+    return dataclasses.replace(base, id=f"{base.id}-crash-{point.k}-{point.point}", faults=(crash,), sweep=None)
+
+
+def run_point(base: Scenario, point: SweepPoint, candidate: str, seed: int | None = None,
+              out_dir: Path | None = None) -> dict[str, Any]:
+    """One point's run; its reproduce command reruns just this point."""
+    scenario = point_scenario(base, point)
+    seed = base.default_seed if seed is None else seed  # the base's seed: the run up to the crash is the clean run
+    folder = out_dir / scenario.id if out_dir is not None else None
+    doc, _history = run_once(scenario, candidate, seed, folder)
+    doc["reproduce"] = (f"durable-harness sweep --candidate {candidate} --scenario {base.source} "
+                        f"--seed {seed} --point {point.label}")
+    if folder is not None:
+        write_run(folder, doc)
+    return doc
+
+
+def sweep(base: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None) -> Iterator[tuple[SweepPoint, dict[str, Any]]]:
+    points, _clean = sweep_points(base, candidate, seed)
+    for point in points:
+        yield point, run_point(base, point, candidate, seed, out_dir)

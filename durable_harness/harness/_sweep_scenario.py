@@ -1,0 +1,102 @@
+"""A sweep as one scenario of the catalogue: ``sweep: crash_points`` in a scenario file.
+
+The scenario's workload is swept (a crash at every I/O point, before and after each request; see
+``_sweep``) and the point runs are folded into one run document: each checker's count is summed
+over the points and its verdict is the worst of them (``durable_harness.harness.verdict``); its "because" and
+witnesses are those of the first point where it did not pass, and each witness names that point's
+history file (``points/<id>/history.jsonl``). The first failing point's reproduce command becomes
+the scenario's. The scenario's own ``history.jsonl`` is the clean run's; every point's run.json
+and history are kept under ``points/``.
+
+It deliberately does not invent verdicts: every number in the folded document is a point's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from durable_harness.harness._rundoc import HISTORY_FILE, write_run
+from durable_harness.harness._sweep import SweepPoint, run_point, sweep_points
+from durable_harness.harness.scenario import Scenario
+from durable_harness.harness.verdict import combine, worst_exit
+
+__all__ = ["run_sweep_scenario"]
+
+POINTS_DIR = "points"
+
+
+def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out_dir: Path | None) -> dict[str, Any]:
+    base = dataclasses.replace(scenario, sweep=None)
+    seed = scenario.default_seed if seed is None else seed
+    points, clean = sweep_points(base, candidate, seed, out_dir)
+    if out_dir is not None:  # until the fold replaces it: a sweep cut short is never the clean run's green
+        write_run(out_dir, unfinished(scenario, clean, len(points)))
+    runs = [(p, run_point(base, p, candidate, seed, out_dir / POINTS_DIR if out_dir is not None else None))
+            for p in points]
+    doc = _fold(scenario, clean, runs)
+    if out_dir is not None:
+        write_run(out_dir, doc)
+    return doc
+
+
+def unfinished(scenario: Scenario, clean: dict[str, Any], points: int) -> dict[str, Any]:
+    """What the scenario's run.json says while its points run: not judged yet (what is left on disk
+    if the harness is killed meanwhile)."""
+    doc = dict(clean)
+    doc["scenario"] = {**clean["scenario"], "id": scenario.id, "title": scenario.title, "path": str(scenario.source)}
+    doc.update(verdict="unknown", safety="unknown", liveness="unknown", exit_code=3, complete=False, checkers=[],
+               counters={}, error={"kind": "interrupted", "detail": None, "message": (
+                   f"the sweep did not finish: its clean run ran, and its {points} crash points had not all run when "
+                   "the harness stopped")})
+    return doc
+
+
+def _fold(scenario: Scenario, clean: dict[str, Any], runs: list[tuple[SweepPoint, dict[str, Any]]]) -> dict[str, Any]:
+    docs = [d for _, d in runs]
+    first_bad = next(((p, d) for p, d in runs if d["verdict"] != "pass"), None)
+    doc = dict(clean)
+    doc["scenario"] = {**clean["scenario"], "id": scenario.id, "title": scenario.title, "path": str(scenario.source)}
+    if not docs:  # a clean run without a single request has no point to crash at: nothing was tested
+        doc.update(verdict="unknown", safety="unknown", liveness="unknown", exit_code=3, complete=False, error={
+            "kind": "harness", "detail": None, "message": "the sweep found no I/O point to crash at (the clean run "
+                                                          "made no request)"})
+        return doc
+    doc["checkers"] = _fold_checkers(runs)
+    doc["counters"] = {c["name"]: c["count"] for c in doc["checkers"]}
+    doc["faults"] = [f for d in docs for f in d["faults"]]
+    doc["safety"] = combine(d["safety"] for d in docs)
+    doc["liveness"] = combine(d["liveness"] for d in docs)
+    doc["verdict"] = combine(d["verdict"] for d in docs)
+    doc["exit_code"] = worst_exit(d["exit_code"] for d in docs)
+    doc["error"] = next((d["error"] for d in docs if d.get("error")), None) if doc["exit_code"] == 3 else None
+    doc["complete"] = doc["error"] is None
+    doc["candidate_errors"] = [e for d in docs for e in d.get("candidate_errors", [])][:50]
+    doc["sweep"] = {"points": len(docs), "passed": sum(1 for d in docs if d["verdict"] == "pass"),
+                    "failing": [p.label for p, d in runs if d["verdict"] != "pass"]}
+    doc["timings"] = {key: sum(d["timings"][key] for d in docs) for key in ("virtual_s", "steps", "requests", "restarts")}
+    doc["timings"]["virtual_s"] = round(doc["timings"]["virtual_s"], 6)
+    if first_bad is not None:
+        doc["reproduce"] = first_bad[1]["reproduce"]
+    return doc
+
+
+def _fold_checkers(runs: list[tuple[SweepPoint, dict[str, Any]]]) -> list[dict[str, Any]]:
+    names = list(dict.fromkeys(c["name"] for _, d in runs for c in d["checkers"]))
+    folded = []
+    for name in names:
+        results = [(p, d, c) for p, d in runs for c in d["checkers"] if c["name"] == name]
+        bad = [(p, d, c) for p, d, c in results if c["verdict"] != "pass"]
+        if bad:
+            where = ", ".join(p.label for p, _, _ in bad[:8]) + (f" and {len(bad) - 8} more" if len(bad) > 8 else "")
+            _, point_doc, first = bad[0]
+            because = f"{len(bad)} of {len(runs)} crash points ({where}); first: {first['because']}"
+            folder = f"{POINTS_DIR}/{point_doc['scenario']['id']}/{HISTORY_FILE}"
+            witnesses = [{**w, "file": folder} for w in first["witnesses"]]
+        else:
+            because = f"all {len(runs)} crash points: {results[0][2]['because']}"
+            witnesses = []
+        folded.append({"name": name, "class": results[0][2]["class"], "verdict": combine(c["verdict"] for *_, c in results),
+                       "count": sum(int(c["count"]) for *_, c in results), "because": because, "witnesses": witnesses})
+    return folded

@@ -1,0 +1,248 @@
+"""The world of one run: seed, virtual clock, history, the services, the gate, the nemesis and the job.
+
+It assembles from the registries (the scenario's workload, every registered service, the fault
+kinds the scenario names); it does not drive (``_run`` does) and it does not judge (checkers do).
+Secrets (each service's credentials) are drawn from the run's seed, handed to the candidate, and
+redacted from everything the run writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness._errors import HarnessError
+from durable_harness.harness._gate import Gate
+from durable_harness.harness._history import History
+from durable_harness.harness._seeds import component_random
+from durable_harness.harness._nemesis import Nemesis
+from durable_harness.harness._realtime import RealTimeClock, WorldLock
+from durable_harness.harness._webhook_delivery import WebhookDelivery
+from durable_harness.harness.candidate import CandidateCrashed, CandidateEnv, Driver, ServiceEndpoint
+from durable_harness.harness.candidate._env import build_env, env_data
+from durable_harness.harness.candidate._sdk_time import sdk_retries_on_virtual_time
+from durable_harness.harness.actions import get_action_kind
+from durable_harness.harness.actions.user import next_version
+from durable_harness.harness.faults import RequestFault, get_fault_kind
+from durable_harness.harness.scenario import Scenario
+from durable_harness.harness.services import BuiltService, ServiceContext, services
+from durable_harness.harness.workloads import get_workload
+
+__all__ = ["CandidateClockView", "World"]
+
+SLEEP_MARGIN_S = 3600.0
+
+
+class CandidateClockView:
+    """The clock as the candidate sees it: ``now``, ``unix`` and ``sleep`` of the run's virtual
+    clock, except that sleeping past the run's hard deadline kills the candidate (a candidate that
+    waits forever must not hang the harness)."""
+
+    def __init__(self, clock: VirtualClock, hard_deadline_s: float, history: History, process: str,
+                 fail: Callable[[HarnessError], HarnessError], woke: Callable[[], None] | None = None) -> None:
+        self._fail = fail
+        self._woke = woke  # what the world does when the candidate wakes (webhooks during a step)
+        self._clock = clock
+        self._hard_deadline_s = hard_deadline_s
+        self._history = history
+        self._process = process
+
+    def now(self) -> float:
+        return self._clock.now()
+
+    def unix(self) -> int:
+        return self._clock.unix()
+
+    def sleep(self, seconds: float) -> None:
+        if self._clock.now() + seconds > self._hard_deadline_s:
+            why = f"slept past the run's hard deadline of {self._hard_deadline_s:g} s (waiting forever?)"
+            self._history.append(self._clock.now(), "crash", self._process, {"because": why})
+            raise CandidateCrashed(f"{self._process}: {why}")
+        try:
+            self._clock.sleep(seconds)
+        except (HarnessError, CandidateCrashed):
+            raise
+        except Exception as err:  # a timer of the world (an agent thinking) failed: the harness's error
+            raise self._fail(HarnessError.wrap("a timer of the world", err)) from err
+        if self._woke is not None:
+            self._woke()
+
+
+class World:
+    """One run's world. The run loop talks to it, not to its parts: ``heal()``, ``begin_step()``,
+    ``after_step(driver)``, ``check()`` (raises the harness's own error, if one happened), ``truth()``."""
+
+    def __init__(self, scenario: Scenario, seed: int, workdir: Path, *, time_scale: float | None = None) -> None:
+        self.scenario = scenario
+        self.seed = seed
+        self.shared_database: str | None = None  # several worker processes: a scratch PostgreSQL database
+        self.workdir = workdir
+        self.run_id = f"{scenario.id}-{seed}"
+        self.lock = WorldLock()  # uncontended in-process; the process driver's servers share the world through it
+        # Virtual time in-process; real time, compressed ``time_scale`` times, when the candidate is a process.
+        self.clock = VirtualClock() if time_scale is None else RealTimeClock(time_scale, self.lock)
+        self.history = History()
+        w = scenario.workload
+        self.workload = get_workload(w.kind)
+        self.job: dict[str, Any] = self.workload.build_job(w.job_id, w.task_version, w.params)
+        if w.allowed_tools is not None:
+            self.job["allowed_tools"] = list(w.allowed_tools)
+        self.jobs = self._versions(scenario)  # every version the run will see, so the agent knows each
+        jobs = self.jobs
+        self.driver: Driver | None = None
+        self.workers: Any = None  # harness._workers.Workers when the scenario has several workers
+        self.services: dict[str, BuiltService] = {
+            spec.name: spec.build(ServiceContext(self.clock, self.history, seed, jobs, self.workload,
+                                                 scenario.services.get(spec.name, {})))
+            for spec in services()}
+        faults = [get_fault_kind(f.kind)(i, f.at, f.params) for i, f in enumerate(scenario.faults)]
+        actions = [get_action_kind(a.kind)(len(faults) + i, a.at, a.params, when=a.when, delay_s=a.delay_s, at_s=a.at_s)
+                   for i, a in enumerate(scenario.actions)]
+        conditions = {name: check for b in self.services.values() for name, check in b.conditions.items()}
+        conditions.update({name: functools.partial(self._workload_condition, check)
+                           for name, check in self.workload.conditions.items()})
+        self.nemesis = Nemesis(self.clock, self.history, faults, conditions,
+                               effects={name: e for b in self.services.values() for name, e in b.effects.items()},
+                               actions=actions)
+        self.nemesis.world = self
+        self.nemesis.schedule()
+        self.gate = Gate(self.clock, self.history, [b.fake for b in self.services.values()], self.nemesis,
+                         error_responses={name: b.error_response for name, b in self.services.items()})
+        self.webhooks = WebhookDelivery(self.services["openai"].fake, self.clock, self.history, self.nemesis)
+        if scenario.services.get("openai", {}).get("webhooks_during_steps"):
+            self.gate.during = self._webhooks_during_step
+        self.clock.on_jump(self._record_jump)
+        self._clients: list[httpx.Client] = []
+
+    def _workload_condition(self, check: Callable[[dict[str, Any], dict[str, Any], str | None], bool], arg: str | None) -> bool:
+        return check(self.truth(), self.job, arg)
+
+    def _versions(self, scenario: Scenario) -> dict[tuple[str, str], dict[str, Any]]:
+        jobs = {(str(self.job["job_id"]), str(self.job["task_version"])): self.job}
+        current = self.job
+        for action in scenario.actions:
+            if action.kind == "change_task":
+                version = str(action.params.get("task_version") or next_version(str(current["task_version"])))
+                current = self.workload.build_job(str(current["job_id"]), version,
+                                                  {**current["input"], **(action.params.get("input") or {})})
+                current["allowed_tools"] = list(self.job["allowed_tools"])
+                jobs[(str(current["job_id"]), version)] = current
+        return jobs
+
+    @property
+    def faults(self) -> list[RequestFault]:
+        return self.nemesis.faults
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(secret for b in self.services.values() for secret in b.secrets)
+
+    def _record_jump(self, before_s: float, after_s: float) -> None:
+        if after_s - before_s >= 60:  # small waits are noise; long jumps explain timelines
+            self.history.append(after_s, "clock", "world", {"from_s": round(before_s, 6), "to_s": round(after_s, 6)})
+
+    def serve_at(self, bases: Mapping[str, str]) -> None:
+        """Point the candidate's endpoints at the servers of the services (by host: ``{"wordpress.dh.test":
+        "http://127.0.0.1:41234"}``), as the process driver serves them on loopback."""
+        for built in self.services.values():
+            old, new = f"http://{built.fake.host}", bases[built.fake.host]
+            e = built.endpoint
+            built.endpoint = ServiceEndpoint(url=new + e.url[len(old):] if e.url.startswith(old) else e.url,
+                                             credentials=e.credentials, variables={
+                                                 k: new + v[len(old):] if v.startswith(old) else v
+                                                 for k, v in e.variables.items()})
+
+    def database_url(self) -> str:
+        """The candidate's store: SQLite beside the run, or the workers' shared database when one was made."""
+        return self.shared_database or f"sqlite:///{self.workdir / 'candidate.sqlite'}"
+
+    @property
+    def sdk_max_retries(self) -> int:
+        """The openai SDK's own retries in the candidate's client (``services.openai.sdk_max_retries``, default 0)."""
+        return int(self.scenario.services.get("openai", {}).get("sdk_max_retries", 0))
+
+    def sdk_retries(self) -> contextlib.AbstractContextManager[None]:
+        """While the run goes: the SDK's retries wait on the run's clock, with seeded jitter (when they are on)."""
+        if self.sdk_max_retries == 0 or not isinstance(self.clock, VirtualClock) or isinstance(self.clock, RealTimeClock):
+            return contextlib.nullcontext()
+        view = CandidateClockView(self.clock, self.scenario.expect.deadline_s + SLEEP_MARGIN_S, self.history, "worker-1",
+                                  self.gate.fail)
+        return sdk_retries_on_virtual_time(self.clock, view.sleep, component_random(self.seed, "sdk.retries"))
+
+    def candidate_clock(self, worker_id: str) -> CandidateClockView:
+        """The run's clock as candidate ``worker_id`` sees it (its sleeps bounded by the run's deadline)."""
+        return CandidateClockView(self.clock, self.scenario.expect.deadline_s + SLEEP_MARGIN_S, self.history, worker_id,
+                                  self.gate.fail, woke=self.gate.meanwhile)
+
+    def env_data(self, worker_id: str) -> dict[str, Any]:
+        """What one candidate instance's ``env`` is made of, as plain data (``durable_harness.harness.candidate._env``)."""
+        return env_data({name: b.endpoint for name, b in self.services.items()}, self.database_url(), worker_id,
+                        self.run_id, self.sdk_max_retries)
+
+    def env(self, worker_id: str) -> CandidateEnv:
+        """A fresh environment for one candidate instance in the harness's process: clients routed
+        through the gate, on the run's clock."""
+        env, clients = build_env(self.env_data(worker_id), self.gate.transport, self.candidate_clock(worker_id))
+        self._clients += clients
+        return env
+
+    # -- what the people acting in it need (durable_harness.harness.actions.ActionContext) ----------------------
+    def candidate(self) -> Driver | None:
+        """The worker people reach (with several workers: the first alive and not paused)."""
+        return self.workers.front() if self.workers is not None else self.driver
+
+    def set_job(self, job: dict[str, Any]) -> None:
+        self.job = job
+
+    def new_version(self, change: Mapping[str, Any]) -> dict[str, Any]:
+        version = str(change.get("task_version") or next_version(str(self.job["task_version"])))
+        return self.jobs[(str(self.job["job_id"]), version)]
+
+    # -- what the run loop asks of the world ---------------------------------------------------
+    def heal(self) -> None:
+        """Lift every fault (requests and webhooks are delivered as they are from now on)."""
+        self.nemesis.heal()
+
+    def begin_step(self) -> None:
+        self.gate.begin_step()
+        self.nemesis.tick()
+
+    def waiting(self) -> bool:
+        """Whether people have yet to act (the run must give them the chance)."""
+        return self.nemesis.waiting()
+
+    def after_step(self, driver: Driver) -> bool:
+        """What the world does between steps (deliver pending webhooks); whether anything happened."""
+        self.check()
+        delivered = self.webhooks.pump(driver) > 0
+        self.check()
+        return delivered
+
+    def _webhooks_during_step(self) -> None:
+        """Pending webhooks arrive while the candidate is inside a step (before its next request is
+        served), as they reach a server that is busy: the candidate does not choose when."""
+        front = self.candidate()
+        if front is not None:
+            self.webhooks.pump(front)
+
+    def check(self) -> None:
+        """Raise the harness's own error if one happened (even if the candidate swallowed it)."""
+        if self.gate.failure is not None:
+            raise self.gate.failure
+
+    def truth(self) -> dict[str, Any]:
+        """Every service's ground truth, and what people did (``people``: each action that took effect)."""
+        truth: dict[str, Any] = {name: b.fake.truth() for name, b in sorted(self.services.items())}
+        truth["people"] = [{"kind": a.kind, "actor": a.actor, **e} for a in self.nemesis.actions for e in a.state.evidence]
+        return truth
+
+    def close(self) -> None:
+        for c in self._clients:
+            c.close()
+        self._clients.clear()

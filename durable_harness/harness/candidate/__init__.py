@@ -1,0 +1,59 @@
+"""Candidates: the contract (protocol, environment), the drivers (in-process, forked, process), and
+``--candidate`` resolution (``cmd:<command line>`` names a process).
+
+Names load lazily, on first use: a candidate's own process imports only the modules it needs
+(``_zygote``, ``_child``, ``_env``), never the drivers or the world behind them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "CAPABILITIES",
+    "Candidate",
+    "CandidateClock",
+    "CandidateCommand",
+    "CandidateCrashed",
+    "CandidateEnv",
+    "CandidateFailed",
+    "CandidateRunaway",
+    "CandidateSpecError",
+    "Driver",
+    "InProcessDriver",
+    "OP_STATES",
+    "OUTCOMES",
+    "ProcessDriver",
+    "ServiceEndpoint",
+    "candidate_digest",
+    "candidate_names",
+    "describe_candidate",
+    "is_command",
+    "parse_command",
+    "resolve_candidate",
+]
+
+_WHERE = {
+    **dict.fromkeys(("CandidateCommand", "is_command", "parse_command"), "durable_harness.harness.candidate._command"),
+    **dict.fromkeys(("CAPABILITIES", "CandidateFailed", "Driver"), "durable_harness.harness.candidate._driver"),
+    "InProcessDriver": "durable_harness.harness.candidate._inprocess",
+    "ProcessDriver": "durable_harness.harness.candidate._process",
+    **dict.fromkeys(("OP_STATES", "OUTCOMES", "Candidate", "CandidateClock", "CandidateCrashed", "CandidateEnv",
+                     "CandidateRunaway", "ServiceEndpoint"), "durable_harness.harness.candidate._protocol"),
+    **dict.fromkeys(("CandidateSpecError", "candidate_digest", "candidate_names", "describe_candidate",
+                     "resolve_candidate"), "durable_harness.harness.candidate._spec"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'durable_harness.harness.candidate' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

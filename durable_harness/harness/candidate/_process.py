@@ -1,0 +1,537 @@
+"""The process driver: a candidate in any language, started as a command and driven over HTTP.
+
+``start`` serves the world's services on loopback (``_loopback``: the gate on the server side)
+and points the candidate's endpoints at them, then starts the command (``_supervisor``: its own
+process group, its output redacted into ``candidate-<worker>.log`` beside run.json) with the
+contract's environment: ``CandidateEnv.environ()``, ``CANDIDATE_LISTEN``, ``HARNESS_TIME_SCALE``
+and ``HARNESS_TIME_ORIGIN``. It waits, bounded, for ``GET /health`` to answer 200 with a JSON
+object (``capabilities``: ``["webhooks"]`` when it takes ``POST /webhooks/openai``). The run's time
+stands still from a death (or the first start) until the candidate is healthy: a restart takes
+no scenario time, as in-process; every call says the run's time (``X-Harness-Time``).
+
+The control API is ``POST /jobs``, ``POST /jobs/{id}/cancel``, ``GET /jobs/{id}`` and ``POST
+/webhooks/openai``; every call is made with the world released (``WorldLock.call_unlocked``), so
+the candidate can reach the services while it answers. A *step* is a window of one scenario
+second in which the candidate works by itself; its report is sampled after every request it
+makes, and each change is recorded, as in-process. A step made progress while a request of the
+candidate is in flight, or when the world changed (a service's state, a person's action, a fault,
+the report) less than ``QUIET_S`` scenario seconds ago: the candidate is given time to react.
+
+A crash is SIGKILL to the candidate's group from inside the request at the chosen point (before
+the service handles it, or after it committed, before the answer is written); a restart starts
+the command again on the same database. A 5xx answer from the control API is the candidate's own
+error, and so is exiting by itself: both are recorded (``candidate_errors``) and it is restarted,
+up to a bound. A candidate that cannot start, does not become healthy in time, answers something
+that is not the contract's JSON or stops answering cannot be run: ``CandidateFailed`` (exit 3),
+with its last lines of output. The process is killed on every way out (``close``).
+
+It deliberately does not decide when to step or what to check; the run loop does.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import socket
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+from urllib.parse import quote
+
+import httpx
+
+from durable_harness.harness._errors import HarnessError
+from durable_harness.harness._history import History
+from durable_harness.harness._realtime import CallTimeout, RealBound, RealTimeClock
+from durable_harness.harness._rundoc import redact_text
+from durable_harness.harness._supervisor import Child, SpawnError, spawn
+from durable_harness.harness.candidate._command import CandidateCommand
+from durable_harness.harness.candidate._environ import candidate_environ
+from durable_harness.harness.candidate._driver import CandidateFailed
+from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
+
+if TYPE_CHECKING:
+    from durable_harness.harness._gate import Gate
+    from durable_harness.harness._loopback import LoopbackServers
+    from durable_harness.harness._network import Network
+
+__all__ = ["ProcessDriver", "ProcessWorld"]
+
+STARTUP_TIMEOUT_S = 30.0  # real seconds for GET /health to answer 200
+CALL_TIMEOUT_S = 30.0  # real seconds for one control-API call
+STEP_WINDOW_S = 1.0  # scenario seconds of one step
+QUIET_S = 5.0  # scenario seconds without a change in the world before a step says it made no progress
+HEALTH_POLL_S = 0.05
+EXIT_GRACE_S = 2.0  # real seconds a refused call waits for the process's exit under way
+TIME_HEADER = "X-Harness-Time"  # on every call: the run's time now, in scenario seconds
+_MAX_WAKES = 100_000
+_MAX_ERRORS = 50
+_TAIL_LINES = 6
+_SNIPPET = 120
+
+
+class ProcessWorld(Protocol):
+    """What the process driver needs of the World."""
+
+    scenario: Any
+    clock: Any  # a RealTimeClock
+    history: History
+    gate: Gate
+    workdir: Path
+
+    @property
+    def services(self) -> Mapping[str, Any]: ...  # name -> BuiltService (its ``fake``)
+    @property
+    def secrets(self) -> tuple[str, ...]: ...
+    def env(self, worker_id: str) -> CandidateEnv: ...
+    def serve_at(self, bases: Mapping[str, str]) -> None: ...
+
+
+class ProcessDriver:
+    def __init__(self, command: CandidateCommand, world: ProcessWorld, *, worker_id: str = "worker-1",
+                 max_restarts: int = 25) -> None:
+        if not isinstance(world.clock, RealTimeClock):
+            raise HarnessError("the process driver needs a world on real (compressed) time")
+        self._command = command
+        self._world = world
+        self._clock: RealTimeClock = world.clock
+        self._lock = world.clock.lock
+        self._history = world.history
+        self.worker_id = worker_id
+        self.max_restarts = max_restarts
+        self.last_death: str | None = None
+        self.log_path = world.workdir / f"candidate-{worker_id}.log"
+        self._owner = threading.current_thread()
+        self._servers: LoopbackServers | None = None
+        self._network: Network | None = None
+        self._bases: dict[str, str] = {}
+        self.solo = True  # the only worker of its run (Workers says otherwise)
+        self.frozen = False  # stopped by SIGSTOP (a pause): no call reaches it
+        self._spared_crash = False
+        self._killed_at_io = False  # a crash point killed the process since it was last started
+        self._child: Child | None = None
+        self._http: httpx.Client | None = None
+        self._listen = ""
+        self._alive = False
+        self._failed: str | None = None
+        self._restarts = 0
+        self._starts = 0
+        self._capabilities: frozenset[str] = frozenset()
+        self._lease_ttl_s: float | None = None
+        self._errors: list[dict[str, Any]] = []
+        self._jobs: list[str] = []
+        self._last_report: str | None = None
+        self._secrets: tuple[str, ...] = ()
+        self._seen: tuple[int, int, str | None] = (-1, -1, None)
+        self._changed_at = 0.0
+        self._scanned = self._acted = 0
+
+    @property
+    def alive(self) -> bool:
+        return self._alive
+
+    @property
+    def restarts(self) -> int:
+        return self._restarts
+
+    @property
+    def candidate_errors(self) -> list[dict[str, Any]]:
+        return list(self._errors)
+
+    def accepts(self, capability: str) -> bool:
+        return capability in self._capabilities
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._servers is None:
+            from durable_harness.harness._loopback import LoopbackServers
+
+            self._servers = LoopbackServers(self._world.gate, self._clock, process=lambda: self.worker_id,
+                                            on_crash=self._crashed_at_io)
+            bases = self._servers.start()
+            note: dict[str, Any] = {"command": self._command.line, "time_scale": self._clock.scale}
+            if _needs_network(self._world.scenario):
+                bases = self._front_with_proxies(bases)
+                note["toxiproxy"] = self._network.server if self._network is not None else None
+            self._bases = bases  # this worker's own servers: the port says whose request it is
+            if self.worker_id != "worker-1":
+                note["worker"] = self.worker_id
+            self._history.append(self._clock.now(), "note", "harness", {"process_driver": note})
+        self._spawn()
+        self._wait_healthy()
+
+    def _front_with_proxies(self, bases: Mapping[str, str]) -> dict[str, str]:
+        """A Toxiproxy proxy in front of each service; ``toxic`` faults act on them (``_network``)."""
+        from durable_harness.harness._network import Network, toxiproxy_url
+        from durable_harness.harness._seeds import component_random
+
+        network = self._network = Network(rng=component_random(int(getattr(self._world, "seed", 0)), "toxiproxy"),
+                                          scale=self._clock.scale, url=toxiproxy_url(os.environ))
+        hosts = {name: built.fake.host for name, built in self._world.services.items() if built.fake.host in bases}
+        fronted = network.front({name: bases[host] for name, host in hosts.items()})
+        nemesis = self._world.gate.nemesis
+        nemesis.effects["toxic"] = self._toxic
+        nemesis.on_heal.append(network.heal)
+        return {**bases, **{host: fronted[name] for name, host in hosts.items()}}
+
+    def _toxic(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The world effect of a ``toxic`` fault: on the proxy now, off after ``for_s`` (or at the heal)."""
+        assert self._network is not None
+        evidence = self._network.apply(params)
+        if evidence is not None and params.get("for_s"):
+            self._clock.call_later(float(params["for_s"]), self._network.remover(evidence))
+        return evidence
+
+    def _spawn(self) -> None:
+        env = self._world.env(self.worker_id)
+        if not self._secrets:
+            self._secrets = _log_secrets(self._world.secrets, env)
+        self._listen = f"127.0.0.1:{_free_port()}"
+        if self.solo or self._starts == 0:  # the run's time stands still until it is up again, as a restart
+            self._clock.pause()             # in-process takes none (with several workers, the others work on)
+        contract = {**_served_at(env.environ(), self._bases), "CANDIDATE_LISTEN": self._listen,
+                    "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}"}
+        self._starts += 1
+        self._killed_at_io = False
+        banner = (f"--- durable-harness: start {self._starts} of {self.worker_id}: {self._command.line} "
+                  f"(CANDIDATE_LISTEN={self._listen}) ---")
+        try:
+            self._child = spawn(self._command.argv, candidate_environ(os.environ, {"PYTHONUNBUFFERED": "1", **contract}),
+                                self.log_path,
+                                cwd=Path.cwd(), redact=self._redact, on_exit=self._lock.notify, banner=banner)
+        except SpawnError as err:
+            raise CandidateFailed(f"{self.worker_id}: {err.strerror}") from None
+        if self._http is not None:
+            self._http.close()
+        self._http = httpx.Client(base_url=f"http://{self._listen}", timeout=CALL_TIMEOUT_S)
+        self._alive = True
+
+    def _wait_healthy(self) -> None:
+        bound, garbled = RealBound(STARTUP_TIMEOUT_S), 0
+        for _ in range(_MAX_WAKES):
+            child, http = self._child, self._http
+            assert child is not None and http is not None
+            if not child.alive():
+                if self._killed_at_io:  # a crash point fired on a request it made on its way up: a crash
+                    self._restart_after_startup_crash()  # like any other, then a restart
+                    bound = RealBound(STARTUP_TIMEOUT_S)
+                    continue
+                self._alive = False
+                self._give_up(f"exited at start with status {child.returncode}")
+            try:
+                response: httpx.Response | None = self._lock.call_unlocked(
+                    lambda: http.get("/health", headers=self._time_header(), timeout=1.0), 5.0)
+            except (httpx.TransportError, CallTimeout) as err:
+                response = None
+                garbled = garbled + 1 if isinstance(err, httpx.RemoteProtocolError) else 0
+                if garbled >= 3:
+                    self._give_up(f"answered GET /health on {self._listen} with something that is not HTTP ({err})")
+            if response is not None and response.status_code == 200:
+                health = _object(response)
+                caps: Any = health.get("capabilities", []) if health is not None else None
+                if not isinstance(caps, list) or not all(isinstance(c, str) for c in caps):
+                    self._give_up(f"answered GET /health with {_snippet(response)!r}: the contract wants a JSON object "
+                                  "such as {\"ok\": true, \"capabilities\": [\"webhooks\"]}")
+                self._capabilities = frozenset(caps)
+                lease = health.get("lease_ttl_s") if health is not None else None
+                self._lease_ttl_s = float(lease) if isinstance(lease, (int, float)) and not isinstance(lease, bool) \
+                    and 0 < lease < float("inf") else None
+                self._clock.resume()
+                return
+            if bound.expired():
+                self._give_up(f"did not answer GET /health with 200 within {STARTUP_TIMEOUT_S:g} s (does it listen on "
+                              f"CANDIDATE_LISTEN={self._listen}?)")
+            self._lock.wait(HEALTH_POLL_S)
+        self._give_up("never became healthy")
+
+    def _restart_after_startup_crash(self) -> None:
+        if self._restarts >= self.max_restarts:
+            raise CandidateFailed(f"{self.worker_id}: restarted {self._restarts} times and still crashing; "
+                                  f"last death: {self.last_death}")
+        self._restarts += 1
+        self._history.append(self._clock.now(), "restart", self.worker_id,
+                             {"restart": self._restarts, "because": "crashed while starting"})
+        self._spawn()
+
+    def restart(self, because: str) -> None:
+        if self._failed is not None:
+            raise CandidateFailed(self._failed)
+        if self._restarts >= self.max_restarts:
+            raise CandidateFailed(f"{self.worker_id}: restarted {self._restarts} times and still crashing; "
+                                  f"last death: {self.last_death or because}")
+        self._kill()
+        self._restarts += 1
+        self._history.append(self._clock.now(), "restart", self.worker_id,
+                             {"restart": self._restarts, "because": because})
+        self._spawn()
+        self._wait_healthy()
+
+    def close(self) -> None:
+        """Kill the candidate, end the run's time, stop the servers: on every way out of a run."""
+        self._kill()
+        self._clock.stop()
+        try:
+            if self._network is not None:
+                self._network.close()
+        finally:
+            if self._servers is not None:
+                self._servers.stop()
+        now = self._clock.now()
+        for invoke, done in self._history.operations():
+            if done is None and invoke.op is not None and self._history.is_open(invoke.op):
+                self._history.complete(now, invoke.op, "info", {"error": "the run ended before the answer"})
+        if self._http is not None:
+            self._http.close()
+
+    @property
+    def lease_ttl_s(self) -> float | None:
+        """The lease the candidate declares in ``GET /health`` (``lease_ttl_s``), if any."""
+        return self._lease_ttl_s
+
+    def kill(self, because: str, *, spare_op: int | None = None) -> None:
+        """SIGKILL (the contract's crash); its open requests are the server's to complete. With
+        ``spare_op`` (killed while paused, its request held), the crash the gate then records for
+        that request is this death, not a new one: it kills nothing more (a restart may be up by then)."""
+        self.last_death = because
+        if spare_op is not None:
+            self._spared_crash = True
+        self._died()
+
+    def freeze(self) -> None:
+        """SIGSTOP to its group: it keeps its memory, its connections and its locks, and does nothing."""
+        self.frozen = True
+        if self._child is not None:
+            self._child.signal(signal.SIGSTOP)
+            self._history.append(self._clock.now(), "note", "harness", {"sigstop": self.worker_id})
+
+    def thaw(self) -> None:
+        """SIGCONT: it goes on where it stopped (its clocks jumped meanwhile)."""
+        if self._child is not None and self.frozen and self._alive:
+            self._child.signal(signal.SIGCONT)
+            self._history.append(self._clock.now(), "note", "harness", {"sigcont": self.worker_id})
+        self.frozen = False
+
+    def _kill(self) -> None:
+        self._alive = False
+        if self._child is not None:
+            self._child.kill()
+
+    def _crashed_at_io(self, crash: CandidateCrashed) -> None:
+        """The gate's crash point (a server thread, the world held): SIGKILL before any answer is written."""
+        if isinstance(crash, CandidateRunaway):
+            self._failed = str(crash)
+        if self._spared_crash:  # the gate's record of a death by a pause: already dead
+            self._spared_crash = False
+            return
+        self._killed_at_io = True
+        self.last_death = str(crash)
+        self._died()
+
+    def _died(self) -> None:
+        """It crashed: the run's time stands still until the restart is up (in-process a restart is
+        instant); with several workers it goes on, for the others."""
+        if self.solo:
+            self._clock.pause()
+        self._kill()
+
+    def _time_header(self) -> dict[str, str]:
+        return {TIME_HEADER: f"{self._clock.now():.6f}"}
+
+    # -- the control API -------------------------------------------------------------------
+    def submit(self, job: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        if str(job.get("job_id")) not in self._jobs:
+            self._jobs.append(str(job.get("job_id")))
+        response = self._call("submit", "POST", "/jobs", json=dict(job))
+        return None if response is None else self._answer("submit", response)
+
+    def cancel(self, job_id: str) -> Mapping[str, Any] | None:
+        response = self._call("cancel", "POST", f"/jobs/{quote(job_id, safe='')}/cancel")
+        return None if response is None else self._answer("cancel", response)
+
+    def report(self, job_id: str) -> Mapping[str, Any] | None:
+        response = self._call("report", "GET", f"/jobs/{quote(job_id, safe='')}")
+        if response is None or response.status_code == 404:
+            return None
+        report = _object(response)
+        if report is None:
+            self._give_up(f"answered GET /jobs/{job_id} with {_snippet(response)!r}, which is not a JobReport "
+                          "(a JSON object; see docs/contract.md)")
+        if response.status_code >= 400:
+            self._history.append(self._clock.now(), "note", self.worker_id,
+                                 {"because": f"GET /jobs/{job_id} answered HTTP {response.status_code}"})
+            return None
+        text = json.dumps(report, sort_keys=True)
+        if text != self._last_report:
+            self._last_report = text
+            self._history.append(self._clock.now(), "report", self.worker_id, report)
+        return report
+
+    def deliver_webhook(self, headers: Mapping[str, str], body: bytes) -> int | None:
+        response = self._call("receive_webhook", "POST", "/webhooks/openai", headers=dict(headers), content=bytes(body),
+                              own_errors=False)
+        return None if response is None else response.status_code
+
+    def step(self) -> bool | None:
+        """One window of scenario time in which the candidate works; its report sampled after its requests."""
+        if self._failed is not None:
+            raise CandidateFailed(self._failed)
+        if not self._alive:
+            return None
+        requests = self._world.gate.requests
+        end = self._clock.now() + STEP_WINDOW_S
+        for _ in range(_MAX_WAKES):
+            left = end - self._clock.now()
+            if left <= 0:
+                break
+            self._clock.wait(left)
+            if not self._alive or not self._check_running("step"):
+                return None
+            if self._world.gate.requests != requests:
+                requests = self._world.gate.requests
+                for job_id in list(self._jobs):
+                    self.report(job_id)
+                    if not self._alive:
+                        return None
+            self._observe()
+        self._observe()
+        waiting = self._servers is not None and self._servers.dispatching > 0
+        return waiting or self._clock.now() - self._changed_at < QUIET_S
+
+    def _observe(self) -> None:
+        """Note when the world last changed: a service's state, a person's action or a fault, the report."""
+        for index in range(self._scanned, len(self._history)):
+            if self._history[index].type in ("action", "fault"):
+                self._acted += 1
+        self._scanned = len(self._history)
+        seen = (sum(b.fake.mutations() for b in self._world.services.values()), self._acted, self._last_report)
+        if seen != self._seen:
+            self._seen, self._changed_at = seen, self._clock.now()
+
+    # -- calls -----------------------------------------------------------------------------
+    def _call(self, what: str, method: str, path: str, *, own_errors: bool = True,
+              **kwargs: Any) -> httpx.Response | None:
+        """One control-API request; None when the candidate died in it (it is then not alive)."""
+        if self._failed is not None:
+            raise CandidateFailed(self._failed)
+        if self.frozen:  # stopped (or killed) for a pause: it cannot answer, and it is not its fault
+            return None
+        if not self._alive:
+            if threading.current_thread() is not self._owner:  # a person acting from a request: nobody to tell
+                return None
+            self.restart("not running")
+        child, http = self._child, self._http
+        assert child is not None and http is not None
+        headers = {**kwargs.pop("headers", {}), **self._time_header()}
+        try:
+            response: httpx.Response = self._lock.call_unlocked(
+                lambda: http.request(method, path, headers=headers, **kwargs), CALL_TIMEOUT_S + 1.0)
+        except (httpx.TransportError, CallTimeout) as err:
+            if child is not self._child or not self._alive:
+                return None  # killed meanwhile: a crash point
+            if not self._check_running(what, grace_s=0.0 if isinstance(err, (httpx.TimeoutException, CallTimeout))
+                                       else EXIT_GRACE_S):
+                return None
+            if isinstance(err, (httpx.TimeoutException, CallTimeout)):
+                self._give_up(f"did not answer {method} {path} within {CALL_TIMEOUT_S:g} s (it stopped answering)")
+            self._give_up(f"is running but refused {method} {path} ({type(err).__name__}: {err})")
+        if own_errors and response.status_code >= 500:
+            why = f"{what}: {method} {path} answered HTTP {response.status_code}: {_snippet(response)}"
+            self._own_crash(what, f"http_{response.status_code}", why)
+            return None
+        return response
+
+    def _answer(self, what: str, response: httpx.Response) -> Mapping[str, Any]:
+        answer = _object(response)
+        if answer is None:
+            self._give_up(f"answered {what} with {_snippet(response)!r}, which is not a JSON object "
+                          "(see docs/contract.md)")
+        return answer if response.status_code < 300 else {"http_status": response.status_code, **answer}
+
+    def _check_running(self, what: str, *, grace_s: float = 0.0) -> bool:
+        """Whether the process still runs; if it exited by itself, that is recorded as its own crash.
+        ``grace_s``: real seconds to wait for an exit under way (a refused call from a dying process)."""
+        child = self._child
+        bound = RealBound(grace_s)
+        while child is not None and child.alive() and not bound.expired():
+            self._lock.wait(HEALTH_POLL_S)
+        if child is None or child.alive():
+            return True
+        self._own_crash("process", "exit", f"exited by itself with status {child.returncode} (during {what})")
+        return False
+
+    def _own_crash(self, method: str, kind: str, why: str) -> None:
+        """The candidate's own failure: recorded as its error and a crash, then it is restarted."""
+        number = self._record_error(method, kind, why)
+        self._history.append(self._clock.now(), "crash", self.worker_id, {"because": why, "candidate_error": number})
+        self.last_death = why
+        self._died()
+
+    def _give_up(self, why: str) -> NoReturn:
+        """The candidate cannot be run: kill it and say why, with its last lines."""
+        self._kill()
+        self._failed = f"{self.worker_id}: {self._command.line!r} {why}{self._tail()}"
+        raise CandidateFailed(self._failed)
+
+    def _tail(self) -> str:
+        lines = self._child.last_lines(_TAIL_LINES) if self._child is not None else []
+        lines = [line.strip()[:200] for line in lines if line.strip()]
+        return f"; its last output: {' | '.join(lines)}" if lines else "; it printed nothing"
+
+    def _record_error(self, method: str, kind: str, message: str) -> int:
+        if len(self._errors) < _MAX_ERRORS:
+            lines = self._child.last_lines(_TAIL_LINES * 2) if self._child is not None else []
+            self._errors.append({"method": method, "type": kind, "message": message[:500], "frames": lines,
+                                 "history_index": len(self._history), "time_s": round(self._clock.now(), 6)})
+        return len(self._errors)
+
+    def _redact(self, line: str) -> str:
+        return redact_text(line, self._secrets)
+
+
+def _object(response: httpx.Response) -> dict[str, Any] | None:
+    try:
+        value = json.loads(response.content or b"{}")
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _snippet(response: httpx.Response) -> str:
+    text = response.content[:_SNIPPET].decode("utf-8", "replace")
+    return text + ("..." if len(response.content) > _SNIPPET else "")
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _log_secrets(secrets: tuple[str, ...], env: CandidateEnv) -> tuple[str, ...]:
+    """The run's secrets, and the forms a candidate's log may show them in (a Basic auth header)."""
+    derived = []
+    for endpoint in env.services.values():
+        user, password = endpoint.credentials.get("username"), endpoint.credentials.get("app_password")
+        if user and password:
+            for pw in {password, password.replace(" ", "")}:
+                derived.append(base64.b64encode(f"{user}:{pw}".encode()).decode())
+    return tuple(secrets) + tuple(derived)
+
+
+def _served_at(environ: Mapping[str, str], bases: Mapping[str, str]) -> dict[str, str]:
+    """The contract's variables with each service's URL (``http://<host>...``) on its loopback server."""
+    out = dict(environ)
+    for host, base in bases.items():
+        old = f"http://{host}"
+        out = {k: base + v[len(old):] if v.startswith(old) else v for k, v in out.items()}
+    return out
+
+
+def _needs_network(scenario: Any) -> bool:
+    """Whether a fault of the scenario acts on the network (a Toxiproxy proxy in front of each service)."""
+    from durable_harness.harness.faults import get_fault_kind
+
+    return any(get_fault_kind(f.kind).network for f in getattr(scenario, "faults", ()))

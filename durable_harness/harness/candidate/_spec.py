@@ -1,0 +1,169 @@
+"""Resolve ``--candidate`` values to a factory, and identify a candidate's code.
+
+Candidates register through the entry-point group ``durable_harness.candidates``, as pytest
+plugins do. An entry point names either one factory (``reference = durable_harness.candidates.reference:create``:
+``--candidate reference``) or a family, a mapping of names to factories (``mutant =
+durable_harness.candidates.mutants:FACTORIES``: ``--candidate mutant:blind-retry``). Any other value is an import
+path, ``package.module:factory``, imported with the working directory on the import path (as
+``python -m`` does), so a control plane in the current checkout needs no install.
+
+``cmd:<command line>`` names a candidate that is a process (``_command``; the process driver runs
+it): it resolves to a stand-in that says so, once its program is found.
+
+``candidate_digest`` is a sha256 over the source files of the factory's top-level package (or its
+module, when it is not in a package): reports carry it, so runs of different code never mix.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import os
+import sys
+from collections.abc import Callable, Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from durable_harness.harness.candidate._command import command_digest, is_command, parse_command
+
+__all__ = ["ENTRY_POINT_GROUP", "CandidateSpecError", "candidate_digest", "candidate_names", "describe_candidate",
+           "resolve_candidate"]
+
+ENTRY_POINT_GROUP = "durable_harness.candidates"
+_MAX_FILES = 5000
+_MAX_BYTES = 64 * 1024 * 1024
+
+
+class CandidateSpecError(ValueError):
+    """A ``--candidate`` value that names nothing runnable."""
+
+
+@functools.cache
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _load(name: str) -> Any:
+    try:
+        return _entry_points()[name].load()
+    except Exception as err:  # a broken plugin is named, not a traceback
+        raise CandidateSpecError(f"the candidate entry point {name!r} ({_entry_points()[name].value}) cannot be "
+                                 f"loaded: {type(err).__name__}: {err}") from err
+
+
+def candidate_names() -> list[str]:
+    """Every registered candidate, as ``--candidate`` spells it (families expanded)."""
+    names = []
+    for name in sorted(_entry_points()):
+        target = _load(name)
+        if isinstance(target, Mapping):
+            names += [f"{name}:{member}" for member in sorted(target)]
+        else:
+            names.append(name)
+    return names
+
+
+def resolve_candidate(spec: str) -> Callable[[Any], Any]:
+    if not isinstance(spec, str) or not spec:
+        raise CandidateSpecError(f"--candidate {spec!r} is empty; give a registered name or package.module:factory")
+    if is_command(spec):
+        return _process_stand_in(spec)
+    registered = _entry_points()
+    family, sep, member = spec.partition(":")
+    if spec in registered:
+        target = _load(spec)
+        if isinstance(target, Mapping):
+            raise CandidateSpecError(f"--candidate {spec!r} is a family; name one: "
+                                     f"{', '.join(f'{spec}:{m}' for m in sorted(target))}")
+        return _callable(spec, target)
+    if sep and family in registered:
+        members = _load(family)
+        if isinstance(members, Mapping):
+            if member not in members:
+                raise CandidateSpecError(f"--candidate {spec!r}: unknown {family} {member!r}; known: "
+                                         f"{', '.join(f'{family}:{m}' for m in sorted(members))}")
+            return _callable(spec, members[member])
+    return _import(spec)
+
+
+def _import(spec: str) -> Callable[[Any], Any]:
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        known = ", ".join(candidate_names()) or "none registered"
+        raise CandidateSpecError(f"--candidate {spec!r} is neither a registered candidate ({known}) nor "
+                                 "'package.module:factory'")
+    if "" not in sys.path and os.getcwd() not in sys.path:  # as `python -m` does: the working directory first
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise CandidateSpecError(f"--candidate {spec!r}: cannot import {module_name!r}: {err}") from err
+    return _callable(spec, getattr(module, attr, None), f"{module_name}.{attr}")
+
+
+def _callable(spec: str, target: Any, where: str | None = None) -> Callable[[Any], Any]:
+    if not callable(target):
+        raise CandidateSpecError(f"--candidate {spec!r}: {where or spec} is not a callable factory")
+    return target  # type: ignore[no-any-return]
+
+
+def _process_stand_in(spec: str) -> Callable[[Any], Any]:
+    """What ``resolve_candidate`` gives for ``cmd:``: proof that the command can start, not a factory."""
+    try:
+        command = parse_command(spec)
+        from durable_harness.harness._realtime import time_scale
+
+        time_scale()
+    except ValueError as err:
+        raise CandidateSpecError(str(err)) from None
+
+    def process(env: Any) -> Any:
+        raise CandidateSpecError(f"--candidate {spec!r} is a process; the process driver runs it, not a factory")
+
+    process.__doc__ = f"a process: {command.line}"
+    return process
+
+
+def describe_candidate(spec: str) -> str:
+    """One line about a candidate: a family member's ``bug``, or its factory's docstring."""
+    factory = resolve_candidate(spec)
+    bug = getattr(getattr(factory, "__self__", None), "bug", None)
+    if isinstance(bug, str):
+        return bug
+    doc = (factory.__doc__ or "").strip().splitlines()
+    return doc[0] if doc else ""
+
+
+@functools.cache
+def candidate_digest(spec: str) -> str | None:
+    """sha256 of the candidate's source: its factory's top-level package, or its module file. Taken
+    once per process, when the code is first imported: what runs is what was read then. A process
+    candidate's digest covers its command line and the source files it names."""
+    if is_command(spec):
+        resolve_candidate(spec)
+        return command_digest(spec)
+    factory = resolve_candidate(spec)
+    owner = getattr(factory, "__self__", None)
+    module_name = getattr(owner if owner is not None and not isinstance(owner, type) else factory, "__module__", None)
+    module = sys.modules.get(str(module_name)) if module_name else None
+    if module is None or getattr(module, "__file__", None) is None:
+        return None
+    top = sys.modules.get(str(module_name).split(".")[0])
+    top_file = getattr(top, "__file__", None)
+    if top_file is not None and Path(top_file).name == "__init__.py":
+        root = Path(top_file).parent
+        files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)[:_MAX_FILES]
+    else:
+        root = Path(str(module.__file__)).parent
+        files = [Path(str(module.__file__))]
+    h = hashlib.sha256()
+    total = 0
+    for path in files:
+        data = path.read_bytes()
+        total += len(data)
+        if total > _MAX_BYTES:
+            break
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + data + b"\0")
+    return h.hexdigest()

@@ -1,0 +1,159 @@
+"""The checker interface: pure functions of one run's history, ground truth and claims.
+
+A checker returns pass / fail / unknown with a count, a one-line "because" and witnesses (the
+history entries that prove it). Checkers are registered by name, one module each; each workload
+names the checkers that apply to it. A checker that raises yields ``unknown`` (never pass) and
+marks the run as a harness error: a broken checker is the harness's fault, not the candidate's.
+Verdicts combine by ``durable_harness.harness.verdict``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from durable_harness.harness._history import Entry, History
+from durable_harness.harness._registry import Registry
+from durable_harness.harness.scenario import Scenario
+from durable_harness.harness.workloads import Outcome, Workload, get_workload
+
+__all__ = [
+    "CheckInput", "CheckResult", "Checker", "Witness", "applicable", "checker", "checker_names", "checkers",
+    "creation_witnesses", "final_report_witness", "pluralise", "run_checkers", "witness",
+]
+
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A history entry that proves a verdict; ``file`` is the history it indexes (relative to the
+    scenario's report folder)."""
+
+    index: int
+    type: str
+    time_s: float
+    process: str
+    summary: str
+    file: str = "history.jsonl"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "type": self.type, "time_s": self.time_s, "process": self.process,
+                "summary": self.summary, "file": self.file}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    klass: str  # "safety" | "liveness"
+    verdict: str
+    count: int
+    because: str
+    witnesses: tuple[Witness, ...] = ()
+    crashed: str | None = None  # the checker's own error (a harness error), when it raised
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "class": self.klass, "verdict": self.verdict, "count": self.count,
+                "because": self.because, "witnesses": [w.to_json() for w in self.witnesses]}
+
+
+@dataclass(frozen=True)
+class CheckInput:
+    """Everything a checker may read. ``truth`` is the fakes' ground truth keyed by service;
+    ``claims`` is the candidate's last report of the job (None if it never gave one)."""
+
+    history: History
+    truth: Mapping[str, Any]
+    claims: Mapping[str, Any] | None
+    scenario: Scenario
+    job: Mapping[str, Any]
+    faults: Sequence[Mapping[str, Any]] = field(default_factory=tuple)
+
+    @property
+    def workload(self) -> Workload:
+        return get_workload(str(self.job.get("workload", self.scenario.workload.kind)))
+
+    @property
+    def world_outcome(self) -> Outcome:
+        """The outcome the world's final ground truth shows for the job."""
+        return self.workload.outcome(self.truth, self.job)
+
+
+@dataclass(frozen=True)
+class Checker:
+    name: str
+    klass: str
+    fn: Callable[[CheckInput], CheckResult]
+
+
+_CHECKERS: Registry[Checker] = Registry("checker")
+
+
+def checker(name: str, klass: str) -> Callable[[Callable[[CheckInput], CheckResult]], Callable[[CheckInput], CheckResult]]:
+    if klass not in ("safety", "liveness"):
+        raise ValueError(f"checker {name!r}: class {klass!r} must be 'safety' or 'liveness'")
+
+    def register(fn: Callable[[CheckInput], CheckResult]) -> Callable[[CheckInput], CheckResult]:
+        _CHECKERS.add(name, Checker(name, klass, fn), fn.__module__)
+        return fn
+    return register
+
+
+def checkers() -> list[Checker]:
+    """Every registered checker, by name."""
+    return _CHECKERS.entries()
+
+
+def checker_names() -> list[str]:
+    return _CHECKERS.names()
+
+
+def applicable(workload: Workload) -> list[str]:
+    """The registered checkers that apply to ``workload``."""
+    wanted = workload.checkers
+    return [n for n in checker_names() if wanted is None or n in wanted]
+
+
+def run_checkers(inp: CheckInput, names: Sequence[str] | None = None) -> list[CheckResult]:
+    results = []
+    for name in names if names is not None else applicable(inp.workload):
+        c = _CHECKERS.get(name)
+        try:
+            result = c.fn(inp)
+        except Exception as err:  # a crashing checker proves nothing: unknown, never pass; and it is ours
+            why = f"{type(err).__name__}: {err}"
+            result = CheckResult(name, c.klass, "unknown", 0, f"the checker itself crashed ({why}): an error of "
+                                 "the harness, not of the candidate", crashed=why)
+        results.append(result)
+    return results
+
+
+def witness(entry: Entry, summary: str) -> Witness:
+    """A witness for ``entry`` (its file is set by whoever writes the history elsewhere)."""
+    return Witness(entry.index, entry.type, round(entry.time_s, 6), entry.process, summary)
+
+
+def creation_witnesses(history: History, service: str, route: str, remote_ids: Sequence[int]) -> list[Witness]:
+    """The completions of the write operations that created ``remote_ids`` (``id`` in the fake's answer)."""
+    wanted = set(remote_ids)
+    out = []
+    for invoke, done in history.operations():
+        d = invoke.data
+        if d.get("service") != service or d.get("route") != route or d.get("method") != "POST" or done is None:
+            continue
+        body = done.data.get("body")
+        rid = body.get("id") if isinstance(body, dict) else None
+        if rid in wanted:
+            how = "its response was lost" if done.type == "info" else f"answered {done.data.get('status')}"
+            out.append(witness(done, f"op {invoke.op} by {invoke.process}: POST {service}{route} created id {rid}; {how}"))
+    return out
+
+
+def final_report_witness(history: History, summary: str) -> tuple[Witness, ...]:
+    """The candidate's last recorded report, as the witness of a verdict about its final claims."""
+    reports = history.of_type("report")
+    return (witness(reports[-1], summary),) if reports else ()
+
+
+def pluralise(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"

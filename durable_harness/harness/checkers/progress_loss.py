@@ -1,0 +1,49 @@
+"""progress loss (liveness): business steps the agent had to redo.
+
+When a control plane abandons a pending call (cancels the turn, types "continue", starts over),
+the agent re-plans and issues the same business action again under a new call_id. Every such
+re-issue is a step redone; a scenario bounds how many it tolerates (``expect.max_redone_steps``,
+default 0). Ground truth is the sessions API's record of every call the agent made; witnesses are
+where the candidate first saw each re-issued call."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, pluralise, witness
+
+
+@checker("progress_loss", "liveness")
+def check(inp: CheckInput) -> CheckResult:
+    job = (str(inp.job["job_id"]), str(inp.job["task_version"]))
+    roles = set(inp.workload.roles(inp.job))  # the business steps of the job
+    calls: dict[str, list[str]] = defaultdict(list)
+    for call in inp.truth.get("openai", {}).get("tool_calls", []):
+        if (str(call.get("job_id")), str(call.get("task_version"))) == job and call.get("role") in roles \
+                and not (call.get("facts") or {}).get("platform_retry"):  # the platform's retry, not the candidate's doing
+            calls[str(call["role"])].append(str(call.get("call_id")))
+    redone = {role: ids for role, ids in calls.items() if len(ids) > 1}
+    count = sum(len(ids) - 1 for ids in redone.values())
+    bound = inp.scenario.expect.max_redone_steps
+    detail = "; ".join(f"{role} issued {len(ids)} times ({', '.join(ids)})" for role, ids in sorted(redone.items()))
+    if count <= bound:
+        return CheckResult("progress_loss", "liveness", "pass", count,
+                           f"{pluralise(count, 'step')} redone (bound {bound})" + (f": {detail}" if detail else ""))
+    again = {call_id: role for role, ids in redone.items() for call_id in ids[1:]}
+    return CheckResult("progress_loss", "liveness", "fail", count,
+                       f"{pluralise(count, 'business step')} redone, more than the bound of {bound}: {detail}",
+                       tuple(_first_sight(inp, again)))
+
+
+def _first_sight(inp: CheckInput, calls: dict[str, str]) -> list[Witness]:
+    """The first history entry that shows each re-issued call id (a response the candidate read)."""
+    out, left = [], dict(calls)
+    for entry in inp.history:
+        if not left:
+            break
+        if entry.type not in ("ok", "event"):
+            continue
+        text = str(entry.data)
+        for call_id in [c for c in left if c in text]:
+            out.append(witness(entry, f"the agent re-issued {left.pop(call_id)} as {call_id}"))
+    return out

@@ -1,0 +1,457 @@
+"""The ``durable-harness`` command: run, sweep, validate, list, render, merge.
+
+Exit codes (``durable_harness.harness.verdict``): 0 all pass; 1 a safety violation; 2 a liveness failure or an
+unknown verdict (fails closed); 3 the run could not be judged: a bad scenario, bad usage, a report
+folder that cannot be written, a candidate that cannot be run, an interruption, or an error of the
+harness itself. Across several scenarios the most serious wins, in the order 1, 3, 2, 0.
+
+The command never ends in a traceback: an unexpected error is one line on stderr, with the
+traceback kept in ``<report>/harness-error.txt``. SIGINT and SIGTERM stop a run between requests;
+what finished is reported, and the report says it is partial.
+
+While scenarios run, the terminal shows progress (``_progress``); a command ends with a summary of
+the top findings and the path of ``report.html`` (``_cli_output``). ``--shard K/N`` runs a slice
+(``_shard``) and ``merge`` puts the slices' reports back together (``_merge``). The arguments are
+described in ``_cli_parser``; this module only wires commands to the engine and the reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import signal
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+from durable_harness.harness._cli_output import final_lines
+from durable_harness.harness._cli_parser import build_parser
+from durable_harness.harness._progress import Progress
+from durable_harness.harness._run import RunInterrupted
+from durable_harness.harness._shard import Shard, ShardError, parse_shard, select
+from durable_harness.harness.candidate import CandidateSpecError, is_command
+from durable_harness.harness.candidate._probe import probe_candidate
+from durable_harness.harness.scenario import ScenarioError, catalogue_dir, load_scenarios
+from durable_harness.harness.verdict import EXIT_MEANING, worst_exit
+
+__all__ = ["main"]
+
+ERROR_FILE = "harness-error.txt"
+_ARGV: list[str] = []  # the arguments main() was given, for the report's index
+
+
+def _check_candidate(spec: str) -> None:
+    """The name is checked (the candidate's code is imported in a child), and its bounds."""
+    from durable_harness.harness.candidate._forked import bounds_from_environment
+
+    try:
+        bounds_from_environment(os.environ)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    probe_candidate(spec)
+
+
+def _keep_candidate_db(keep: bool) -> None:
+    """``--keep-candidate-db``: the runs copy the candidate's database into the report (``_run``)."""
+    from durable_harness.harness._run import KEEP_DB
+
+    if keep:
+        os.environ[KEEP_DB] = "1"
+
+
+def _toxiproxy(url: str | None) -> None:
+    """``--toxiproxy URL``: the process driver's network faults use a real Toxiproxy there (``_network``)."""
+    from durable_harness.harness._errors import HarnessError
+    from durable_harness.harness._network import TOXIPROXY_ENV, toxiproxy_url
+
+    if url is None:
+        return
+    try:
+        toxiproxy_url({TOXIPROXY_ENV: url})
+    except HarnessError as err:
+        raise UsageError(f"--toxiproxy {url!r}: not a Toxiproxy API address such as http://127.0.0.1:8474") from err
+    os.environ[TOXIPROXY_ENV] = url
+
+
+class UsageError(Exception):
+    """Bad usage: one line, exit 3."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _ARGV[:] = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser({"run": _cmd_run, "sweep": _cmd_sweep, "validate": _cmd_validate, "list": _cmd_list,
+                         "render": _cmd_render, "merge": _cmd_merge, "explore": _cmd_explore}).parse_args(argv)
+    report: Path | None = getattr(args, "report", None)
+    try:
+        with _signals_as_interrupts():
+            code: int = args.func(args)
+        return code
+    except (ScenarioError, CandidateSpecError, UsageError) as err:
+        print(f"durable-harness: error: {err}", file=sys.stderr)
+        return 3
+    except BrokenPipeError:  # `durable-harness run | head`: the reader left; the report is written
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 3
+    except OSError as err:
+        path = f" {err.filename}" if err.filename else ""
+        print(f"durable-harness: error: cannot use{path}: {err.strerror or err}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print("durable-harness: interrupted before anything was reported", file=sys.stderr)
+        return 3
+    except Exception as err:
+        kept = _keep_traceback(report, err)
+        print(f"durable-harness: internal error: {type(err).__name__}: {err} (traceback in {kept})", file=sys.stderr)
+        return 3
+    finally:
+        _release_reports()
+
+
+def _release_reports() -> None:
+    """The report folders this command held are free again (the command is over)."""
+    while _LOCKS:
+        _LOCKS.pop().close()
+
+
+def _keep_traceback(report: Path | None, err: BaseException) -> Path:
+    text = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    for folder in ([report] if report is not None else []) + [Path(tempfile.gettempdir())]:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / ERROR_FILE
+            target.write_text(text, encoding="utf-8")
+            return target
+        except OSError:
+            continue
+    return Path("<nowhere: no folder could be written>")
+
+
+_INTERRUPTED_BY: list[str] = []
+
+
+@contextmanager
+def _signals_as_interrupts() -> Iterator[None]:
+    """SIGTERM behaves as SIGINT does: the run stops and reports what finished (and says so)."""
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        _INTERRUPTED_BY.append(signal.Signals(signum).name)
+        raise KeyboardInterrupt
+
+    _INTERRUPTED_BY.clear()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for sig in previous:
+            signal.signal(sig, on_signal)
+    except ValueError:  # not the main thread (an embedding program): leave its signals alone
+        previous = {}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def interrupted_by() -> str | None:
+    return _INTERRUPTED_BY[0] if _INTERRUPTED_BY else None
+
+
+def _paths(given: Sequence[str]) -> list[Path | str]:
+    return list(given) if given else [_catalogue()]
+
+
+def _catalogue() -> Path:
+    """The bundled catalogue, relative to the working directory when it lies below it, so that
+    reproduce commands stay short and work from a checkout."""
+    path = catalogue_dir()
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def _cmd_explore(args: argparse.Namespace) -> int:
+    from durable_harness.harness._cli_explore import cmd_explore
+
+    return cmd_explore(args, UsageError)
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    scenarios = load_scenarios(_paths(args.paths))
+    for s in scenarios:
+        print(f"ok  {s.source}  ({s.id})")
+    print(f"{len(scenarios)} scenario file(s) valid")
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from durable_harness.harness._listing import listing
+
+    print(listing(load_scenarios(_paths(args.paths))))
+    return 0
+
+
+LOCK_FILE = ".durable-harness.lock"
+_LOCKS: list[IO[str]] = []  # held until this process ends
+
+
+def _lock_report(folder: Path) -> None:
+    """Hold ``folder`` for this run: a second run writing into it would mix two reports (and, once,
+    two candidates' databases), so it is refused while this one lives."""
+    import fcntl
+
+    handle = open(folder / LOCK_FILE, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip()
+        handle.close()
+        raise UsageError(f"{folder} is being written by another durable-harness run"
+                         f"{f' (pid {holder})' if holder.isdigit() else ''}: wait for it to end, or give another "
+                         "--report") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    _LOCKS.append(handle)
+
+
+def _fresh_report(folder: Path) -> None:
+    """Make ``folder`` ready for a new report: held by this run (``_lock_report``), and earlier
+    outputs of this tool in it removed, so that runs of different candidates or seeds never mix."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK):
+        raise OSError(13, "not writable", str(folder))
+    _lock_report(folder)
+    for child in folder.iterdir():
+        if child.is_dir() and (child / "run.json").exists():
+            shutil.rmtree(child)
+    for name in ("report.json", "summary.md", "junit.xml", "report.html", ERROR_FILE):
+        (folder / name).unlink(missing_ok=True)
+
+
+def _shard(text: str | None) -> Shard | None:
+    try:
+        return None if text is None else parse_shard(text)
+    except ShardError as err:
+        raise UsageError(str(err)) from err
+
+
+def _slice(items: Sequence[Any], key: Callable[[Any], Any], shard: Shard | None, noun: str) -> list[Any]:
+    try:
+        return list(items) if shard is None else select(items, key, shard, noun)
+    except ShardError as err:
+        raise UsageError(str(err)) from err
+
+
+def _allure_dir(folder: Path | None) -> Path | None:
+    """Ready ``--allure DIR`` before anything runs (a folder that cannot be written fails now)."""
+    if folder is not None:
+        from durable_harness.reports import clean_allure_dir
+
+        clean_allure_dir(folder)
+    return folder
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from durable_harness.harness._determinism import check_determinism
+    from durable_harness.harness._report_index import ReportIndex
+    from durable_harness.harness._scenario_run import run_scenario
+
+    shard = _shard(args.shard)
+    _keep_candidate_db(args.keep_candidate_db)
+    _toxiproxy(args.toxiproxy)
+    scenarios = load_scenarios(_paths(args.scenario))  # all validated before anything runs
+    if not scenarios:
+        raise ScenarioError("no scenario files found; give --scenario PATH")
+    _check_candidate(args.candidate)
+    if args.check_determinism and is_command(args.candidate):
+        raise UsageError("--check-determinism needs the in-process driver: a process candidate runs in real time, "
+                         "which is not byte-deterministic")
+    scenarios = _slice(scenarios, lambda s: (s.id, s.default_seed if args.seed is None else args.seed, args.candidate),
+                       shard, "scenarios")
+    report: Path = args.report
+    _fresh_report(report)
+    allure = _allure_dir(args.allure)
+    index = ReportIndex(report, args.candidate, probe_candidate(args.candidate).digest, _command(), [s.id for s in scenarios],
+                        shard.to_json() if shard else None)
+    docs: list[dict[str, Any]] = []
+
+    def one(scenario: Any) -> dict[str, Any]:
+        doc = run_scenario(scenario, args.candidate, args.seed, report / scenario.id)
+        return check_determinism(doc, scenario, args.candidate, report / scenario.id) if args.check_determinism else doc
+
+    if args.jobs > 1 and len(scenarios) > 1:
+        stopped = _each_parallel(scenarios, args, report, docs, index)
+    else:
+        stopped = _each(scenarios, lambda s: str(s.id), one, docs, index)
+    of = f" (shard {shard.label})" if shard else ""
+    return _finish(report, docs, index, stopped, f"{len(docs)} of {len(scenarios)} scenarios{of} ran for "
+                   f"{args.candidate}", allure)
+
+
+def _each(items: Sequence[Any], name: Callable[[Any], str], run: Callable[[Any], dict[str, Any]],
+          docs: list[dict[str, Any]], index: Any, quiet_passes: bool = False) -> bool:
+    """Run each item, keeping its document and the index; True when a signal stopped the run."""
+    progress = Progress(len(items), quiet_passes=quiet_passes)
+    try:
+        for item in items:
+            try:
+                progress.start(name(item))
+                try:
+                    doc = run(item)
+                except RunInterrupted as interrupted:  # the run in flight, as far as it got
+                    docs.append(interrupted.doc)
+                    raise KeyboardInterrupt from None
+                docs.append(doc)
+                index.completed_one()
+                progress.done(doc)
+            except KeyboardInterrupt:
+                return True
+        return False
+    finally:
+        progress.close()
+
+
+def _each_parallel(scenarios: Sequence[Any], args: argparse.Namespace, report: Path, docs: list[dict[str, Any]],
+                   index: Any) -> bool:
+    """``-j N``: the scenarios in worker processes (``_parallel``); the documents in the catalogue's order."""
+    from durable_harness.harness._parallel import run_parallel
+
+    progress = Progress(len(scenarios))
+
+    def done(doc: dict[str, Any]) -> None:
+        index.completed_one()
+        progress.done(doc)
+
+    try:
+        found, stopped = run_parallel(scenarios, args.candidate, args.seed, report, args.jobs,
+                                      check_determinism=args.check_determinism, done=done)
+    finally:
+        progress.close()
+    docs.extend(found)
+    return stopped
+
+
+def _finish(report: Path, docs: list[dict[str, Any]], index: Any, stopped: bool, what: str,
+            allure: Path | None = None) -> int:
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal must not cost the report
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except ValueError:
+            pass
+
+    code = 3 if stopped else worst_exit(int(d["exit_code"]) for d in docs)
+    index.finish(code, (interrupted_by() or "SIGINT") if stopped else None)
+    note = f"INTERRUPTED ({interrupted_by() or 'SIGINT'}): the report is partial; " if stopped else ""
+    html = _write_reports(report, docs, index.data, allure) if docs else None
+    print("\n".join(final_lines(docs, what, code, EXIT_MEANING[code], html, note)), flush=True)
+    return code
+
+
+def _write_reports(report: Path, docs: Sequence[dict[str, Any]], index: dict[str, Any] | None,
+                   allure: Path | None) -> Path:
+    """summary.md, junit.xml and report.html (and Allure results); the path of report.html."""
+    from durable_harness.reports import HTML_FILE, ReportFiles, write_allure, write_outputs
+
+    write_outputs(report, docs, index)
+    if allure is not None:
+        write_allure(allure, docs, index, ReportFiles(report))
+    return report / HTML_FILE
+
+
+def _command() -> str:
+    """The command as typed (or as given to ``main``), for the report's index."""
+    return " ".join(shlex.quote(a) for a in ["durable-harness", *_ARGV])
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from durable_harness.harness._report_index import ReportIndex
+    from durable_harness.harness._sweep import POINTS, SweepPoint, run_point, sweep_points
+    from durable_harness.harness.scenario import load_scenario
+
+    shard = _shard(args.shard)
+    _keep_candidate_db(args.keep_candidate_db)
+    _toxiproxy(args.toxiproxy)
+    base = load_scenario(args.scenario or _catalogue() / "baseline.yaml")
+    _check_candidate(args.candidate)
+    report: Path = args.report
+    seed = base.default_seed if args.seed is None else args.seed
+    point: SweepPoint | None = None
+    if args.point:
+        k, _, side = args.point.partition(":")
+        if not k.isdigit() or int(k) < 1 or side not in POINTS:
+            raise UsageError(f"--point {args.point!r} must be K:before or K:after with K >= 1, e.g. 17:after")
+        point = SweepPoint(int(k), side, "request " + k)
+    _fresh_report(report)
+    allure = _allure_dir(args.allure)
+    points, _clean = sweep_points(base, args.candidate, seed)
+    if point is not None:
+        if point.k > len(points) // len(POINTS):
+            raise UsageError(f"--point {args.point!r}: the clean run of {base.id} makes {len(points) // len(POINTS)} "
+                             f"requests, so K must be 1 to {len(points) // len(POINTS)}")
+        points = [p for p in points if p.label == point.label]
+    points = _slice(points, lambda p: (p.k, p.point), shard, "crash points")
+    index = ReportIndex(report, args.candidate, probe_candidate(args.candidate).digest, _command(),
+                        [f"{base.id}-crash-{p.k}-{p.point}" for p in points], shard.to_json() if shard else None)
+    docs: list[dict[str, Any]] = []
+    stopped = _each(points, lambda p: f"{base.id} point {p.label}",
+                    lambda p: run_point(base, p, args.candidate, seed, report), docs, index, quiet_passes=True)
+    of = f" (shard {shard.label})" if shard else ""
+    return _finish(report, docs, index, stopped, f"crash-point sweep of {base.id} for {args.candidate}: "
+                   f"{len(docs)} of {len(points)} points{of} ran", allure)
+
+
+def _one_line(err: BaseException) -> str:
+    """A refused document's message (a problem per line) as one line."""
+    return " ".join(str(err).split())
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from durable_harness.reports import load_report
+
+    try:
+        loaded = load_report(args.report)
+    except ValueError as err:  # no runs, an invalid document, or runs that must not be mixed
+        raise UsageError(_one_line(err)) from err
+    allure = _allure_dir(args.allure)
+    try:
+        html = _write_reports(args.report, loaded.runs, loaded.index, allure)
+    except ValueError as err:
+        raise UsageError(_one_line(err)) from err
+    print(f"rendered {len(loaded.runs)} run(s) into {args.report / 'summary.md'}, {args.report / 'junit.xml'} "
+          f"and {html}" + (f"; Allure results in {allure}" if allure else ""))
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from durable_harness.harness._merge import MergeError, merge_reports
+
+    report: Path = args.report
+    try:
+        merged, missing = merge_reports(args.inputs, report, _command(), prepare=_fresh_report)
+    except MergeError as err:
+        raise UsageError(str(err)) from err
+    assert merged.index is not None
+    allure = _allure_dir(args.allure)
+    html = _write_reports(report, merged.runs, merged.index, allure)
+    code = int(merged.index["exit_code"])
+    note = ""
+    if missing:
+        note = f"PARTIAL: shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} not given; "
+    elif merged.index["partial"]:
+        note = "PARTIAL: a shard's report is partial; "
+    what = (f"merged {len(args.inputs)} report folder(s): {len(merged.runs)} of {len(merged.index['scenarios'])} "
+            f"scenarios ran for {merged.index['candidate']['spec']}")
+    print("\n".join(final_lines(merged.runs, what, code, EXIT_MEANING[code], html, note)), flush=True)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""What an exploration leaves behind: the shrunk plan as a scenario file, and a coverage report.
+
+The scenario file is valid under the schema (it is loaded back to prove it), names the counter
+that broke in ``covers``, expects whatever the world shows (``from_world``: a correct candidate
+passes it whatever the plan made impossible) and has an empty ``must_catch``, ready to commit to
+``durable_harness/scenarios/`` and to add the candidate that failed it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from durable_harness.harness.explore._explorer import Exploration, Finding
+from durable_harness.harness.scenario import load_scenario
+
+__all__ = ["coverage_lines", "export", "scenario_yaml"]
+
+
+def scenario_yaml(exploration: Exploration, finding: Finding) -> tuple[str, str]:
+    """(scenario id, YAML text) of a finding."""
+    plan = [e.to_yaml() for e in finding.plan]
+    digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()[:8]
+    scenario_id = f"found-{finding.counter.replace('_', '-')}-{digest}"
+    doc: dict[str, Any] = {
+        "id": scenario_id,
+        "title": f"Found by exploration: {finding.counter}",
+        "covers": f"{finding.counter} (a plan found by durable-harness explore, seed {exploration.seed}, "
+                  f"against {exploration.candidate})",
+        "workload": {"kind": exploration.workload},
+        "faults": [e.to_yaml() for e in finding.plan if not e.action],
+        "expect": {"outcome": "from_world", "max_redone_steps": 1000},
+        "must_catch": [],
+    }
+    actions = [e.to_yaml() for e in finding.plan if e.action]
+    if actions:
+        doc["actions"] = actions
+    head = (f"# Found by `durable-harness explore --candidate {exploration.candidate} --workload {exploration.workload} "
+            f"--seed {exploration.seed}` after {exploration.plans_run} plans;\n# it broke {finding.counter}: "
+            f"{finding.because[:300]}\n")
+    return scenario_id, head + yaml.safe_dump(doc, sort_keys=False, width=110)
+
+
+def export(exploration: Exploration, finding: Finding, folder: Path) -> Path:
+    """Write the finding as ``<folder>/<id>.yaml`` and prove it loads."""
+    scenario_id, text = scenario_yaml(exploration, finding)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{scenario_id}.yaml"
+    path.write_text(text, encoding="utf-8")
+    load_scenario(path)
+    return path
+
+
+def coverage_lines(exploration: Exploration) -> list[str]:
+    lines = [f"{exploration.plans_run} plans in {exploration.elapsed_s:g} s against {exploration.candidate} "
+             f"({exploration.workload}, seed {exploration.seed})"]
+    if exploration.kinds_tried:
+        lines.append("kinds tried (fired): " + ", ".join(f"{k} {n} ({exploration.kinds_fired[k]})"
+                                                         for k, n in sorted(exploration.kinds_tried.items())))
+    if exploration.channels:
+        lines.append("trigger channels: " + ", ".join(f"{c} x{n}" for c, n in sorted(exploration.channels.items())))
+    lines.append("counters ever at risk: " + (", ".join(f"{c} x{n}" for c, n in sorted(exploration.at_risk.items()))
+                                             or "none"))
+    if exploration.harness_errors:
+        lines.append(f"plans that broke the harness itself: {len(exploration.harness_errors)}; first: "
+                     f"{exploration.harness_errors[0]}")
+    return lines

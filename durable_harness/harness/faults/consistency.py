@@ -1,0 +1,95 @@
+"""Eventual consistency of the sessions API, as its SDK documents it, at the gate.
+
+* ``listing_lag``: "new sessions and metadata updates may take time to appear in filtered
+  results" (the SDK's docstring of ``sessions.list``): a session created less than ``window_s``
+  ago (by its own ``created_at``) is left out of a listing filtered by metadata.
+* ``stale_read``: "a 202 confirms acceptance, not durable completion": for ``window_s`` after an
+  input was accepted, a read of the session returns the session as it was before that input (a
+  ``requires_action`` already answered, a turn not yet resumed). Its trigger names the sessions
+  API (``route: "*"``): it remembers each session's last read and the time of its last input.
+
+Either fires only when it changed an answer (the evidence says what it hid or held back), so a
+run where the lag never mattered is not counted as tested. Defaults are small, realistic windows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from durable_harness.harness.faults._base import Action, FaultContext, Rewrite
+from durable_harness.harness.faults._registry import fault_kind
+from durable_harness.harness.faults._request_fault import RequestFault
+from durable_harness.wire import Response
+
+__all__ = ["ListingLag", "StaleRead"]
+
+_SESSION = re.compile(r"^/agents/sessions/([^/]+)/?$")
+_EVENTS = re.compile(r"^/agents/sessions/([^/]+)/events/?$")
+
+
+def _json(response: Response | None) -> Any:
+    if response is None or response.status >= 300 or response.stream is not None:
+        return None
+    try:
+        return json.loads(response.body)
+    except ValueError:
+        return None
+
+
+def _with_body(response: Response, body: Any) -> Response:
+    return Response(response.status, response.headers, json.dumps(body, separators=(",", ":")).encode())
+
+
+@fault_kind("listing_lag")
+class ListingLag(RequestFault):
+    point = "after"
+    params_schema = {"window_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 10}}
+
+    def action(self, ctx: FaultContext) -> Action | None:
+        if ctx.request.method != "GET" or not any(k.startswith("metadata") for k, _ in ctx.request.query):
+            return None
+        body = _json(ctx.response)
+        if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+            return None
+        window = float(self.param("window_s"))
+        hidden = [str(s.get("id")) for s in body["data"] if ctx.now_unix - int(s.get("created_at") or 0) < window]
+        if not hidden:
+            return None
+        data = [s for s in body["data"] if str(s.get("id")) not in hidden]
+        lagged = {**body, "data": data, "first_id": data[0]["id"] if data else None, "last_id": data[-1]["id"] if data else None}
+        assert ctx.response is not None
+        return Rewrite(_with_body(ctx.response, lagged), {"hidden_sessions": hidden, "window_s": window})
+
+
+@fault_kind("stale_read")
+class StaleRead(RequestFault):
+    point = "after"
+    params_schema = {"window_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 2}}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._last_read: dict[str, Any] = {}  # session id -> the body of its last read
+        self._stale: dict[str, tuple[float, Any]] = {}  # session id -> (input accepted at, body before it)
+
+    def action(self, ctx: FaultContext) -> Action | None:
+        events = _EVENTS.match(ctx.route)
+        if events and ctx.request.method == "POST" and ctx.response is not None and ctx.response.status < 300:
+            sid = events.group(1)
+            if sid in self._last_read:
+                self._stale[sid] = (ctx.now_s, self._last_read[sid])
+            return None
+        read = _SESSION.match(ctx.route)
+        if not read or ctx.request.method != "GET":
+            return None
+        sid, body = read.group(1), _json(ctx.response)
+        if body is None:
+            return None
+        held = self._stale.get(sid)
+        if held is not None and ctx.now_s - held[0] < float(self.param("window_s")) and held[1] != body:
+            assert ctx.response is not None
+            return Rewrite(_with_body(ctx.response, held[1]), {"stale_session": sid, "input_at_s": held[0],
+                                                               "window_s": float(self.param("window_s"))})
+        self._last_read[sid] = body
+        return None

@@ -1,0 +1,35 @@
+"""``http_error``: an error status before the write (403 / 406 from a firewall, 408, 429, 5xx).
+
+Nothing is committed. The body is what the service (or the host in front of it) sends with such
+a status: each service supplies its own shape, so a WordPress 503 looks like WordPress's errors and
+a sessions API 429 like the SDK's.
+"""
+
+from __future__ import annotations
+
+import json
+
+from durable_harness.wire import Response
+from durable_harness.harness.faults._base import Action, FaultContext, Respond
+from durable_harness.harness.faults._registry import fault_kind
+from durable_harness.harness.faults._request_fault import RequestFault
+
+
+@fault_kind("http_error")
+class HttpError(RequestFault):
+    point = "before"
+    params_schema = {
+        "status": {"enum": [403, 406, 408, 429, 500, 502, 503, 504, 520, 522, 524], "default": 503},
+        "retry_after_s": {"type": "integer", "minimum": 0, "maximum": 3600},
+    }
+
+    def action(self, ctx: FaultContext) -> Action:
+        status = int(self.param("status"))
+        headers = {"content-type": "application/json"}
+        retry_after = self.params.get("retry_after_s")
+        if retry_after is not None:
+            headers["retry-after"] = str(int(retry_after))
+        if ctx.error_response is not None:
+            return Respond(ctx.error_response(status, headers))
+        body = {"code": "http_error", "message": f"HTTP {status}", "data": {"status": status}}
+        return Respond(Response(status=status, headers=headers, body=json.dumps(body).encode()))

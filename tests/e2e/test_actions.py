@@ -1,0 +1,56 @@
+"""People act during a run: scenario actions fire once, are recorded under their actor, are part
+of what the world shows, and an action that never fires makes the run unknown, as a fault does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from durable_harness.harness import ScenarioError, load_scenario
+from durable_harness.harness._run import run_once
+
+REPO = Path(__file__).parents[2]
+SCENARIOS = REPO / "durable_harness" / "scenarios"
+
+
+def test_an_approval_is_recorded_under_the_reviewer_and_in_the_truth() -> None:
+    doc, history = run_once(load_scenario(SCENARIOS / "approval-granted-published.yaml"), "reference")
+    assert doc["verdict"] == "pass" and doc["outcome"]["truth"] == "completed"
+    (approve,) = [e for e in history.of_type("action")]
+    assert approve.process == "reviewer" and approve.data["kind"] == "approve"
+    (granted,) = doc["truth"]["people"]
+    assert granted["kind"] == "approve" and granted["post_id"] == approve.data["evidence"]["post_id"]
+    (entry,) = [f for f in doc["faults"] if f["kind"] == "approve"]
+    assert entry["status"] == "fired" and entry["at"].startswith("reviewer: when article_finished")
+
+
+def test_an_action_that_never_fires_makes_the_run_unknown(tmp_path: Path) -> None:
+    text = (SCENARIOS / "approval-granted-published.yaml").read_text().replace("when: article_finished", "at_s: 999999")
+    (tmp_path / "late.yaml").write_text(text.replace("id: approval-granted-published", "id: approval-too-late"))
+    doc, _ = run_once(load_scenario(tmp_path / "late.yaml"), "reference")
+    fired = next(c for c in doc["checkers"] if c["name"] == "faults_fired")
+    assert fired["verdict"] == "unknown" and "approve" in fired["because"] and doc["exit_code"] == 2
+
+
+def test_a_cancel_in_flight_reaches_the_candidate_during_its_own_request() -> None:
+    doc, history = run_once(load_scenario(SCENARIOS / "cancel-while-draft-in-flight.yaml"), "reference")
+    assert doc["verdict"] == "pass" and doc["claims"]["outcome"] == "cancelled"
+    (cancel,) = history.of_type("action")
+    draft = next(i for i, _ in history.operations() if i.data.get("route") == "/wp/v2/posts" and i.data["method"] == "POST")
+    assert cancel.data["op"] == draft.op and cancel.data["evidence"]["acknowledged"] is True
+    ledger = {o["kind"]: o["state"] for o in doc["claims"]["operations"]}
+    assert ledger["wp_create_draft"] == "CONFIRMED"  # settled by lookup, and reported
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (("kind: approve", "kind: approve_everything"), "actions[0].kind: 'approve_everything' is invalid"),
+    (("delay_s: 60", "delay_s: 60\n    at_s: 5"), "actions[0]: give exactly one trigger of at, when and at_s"),
+    (("when: article_finished", "when: article_published"), "actions[0].when: 'article_published' is invalid"),
+])
+def test_a_bad_action_is_one_line_naming_file_path_and_value(tmp_path: Path, change: tuple[str, str], says: str) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((SCENARIOS / "approval-granted-published.yaml").read_text().replace(*change))
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(bad)
+    assert str(err.value).startswith(f"{bad}: ") and says in str(err.value) and "\n" not in str(err.value)

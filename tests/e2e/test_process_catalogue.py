@@ -1,0 +1,109 @@
+"""The catalogue in the process driver (slow): the reference as a process gets the in-process verdict
+on every scenario (two worker processes on PostgreSQL where a scenario says ``workers: 2``), and
+passes every point of the crash-point sweep; every mutant is caught as a process. The sweep's points are split in four tests (each with its own clean run), so that
+pytest-xdist spreads them: in real time, a point costs seconds.
+
+Mutants run as processes through ``python -m durable_harness.candidates.reference.serve --candidate mutant:NAME``.
+A representative subset per mutant: the first scenario (by id, the sweep aside) that promises to
+catch it; in-process, ``test_runs`` checks every promise. Each run's processes are marked and
+counted: none may outlive its run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from durable_harness.candidates.mutants import mutant_names
+from durable_harness.harness import load_scenarios, run_scenario
+from durable_harness.harness._run import run_once
+from durable_harness.harness._sweep import POINTS, SweepPoint, run_point
+from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
+from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, wait_gone
+
+# The whole catalogue: a scenario with workers: 2 runs two processes on a scratch PostgreSQL database.
+CATALOGUE = load_scenarios([REPO / "durable_harness" / "scenarios"])
+
+
+def as_process(command: str, scenario: Any) -> dict[str, Any]:
+    mark = new_mark()
+    try:
+        return run_scenario(scenario, marked(command, mark))
+    finally:
+        left = wait_gone(mark)
+        kill_marked(mark)
+        assert left == [], f"processes left behind: {left}"
+
+
+SWEEP_PARTS = 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", [s for s in CATALOGUE if not s.sweep], ids=lambda s: s.id)
+def test_the_reference_as_a_process_gets_the_in_process_verdict(scenario: Any) -> None:
+    in_process = run_scenario(scenario, "reference")["verdict"]
+    doc = as_process(REFERENCE, scenario)
+    failing = [(c["name"], c["because"]) for c in doc["checkers"] if c["verdict"] != "pass"]
+    assert (doc["verdict"], doc["error"]) == (in_process, None), f"{failing}\n{doc['reproduce']}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", [s for s in CATALOGUE if s.sweep], ids=lambda s: s.id)
+@pytest.mark.parametrize("part", range(SWEEP_PARTS), ids=lambda n: f"part{n + 1}of{SWEEP_PARTS}")
+def test_the_reference_as_a_process_passes_every_crash_point(scenario: Any, part: int) -> None:
+    """The in-process sweep passes every point (``test_runs``); as a process, so does every point it
+    reaches. In real time a run's requests vary a little in number (how often a job awaiting approval
+    polls before the heal): a point past the end of its own run is not reached (its crash saw fewer
+    than k requests), which may only happen once the clean run's job had settled."""
+    base = dataclasses.replace(scenario, sweep=None)
+    mark = new_mark()
+    spec = marked(REFERENCE, mark)
+    try:
+        points, settled = _points(base, spec)
+        failing, unreached = [], []
+        for point in points[part::SWEEP_PARTS]:
+            doc = run_point(base, point, spec)
+            crash = doc["faults"][0]
+            if doc["verdict"] != "pass" and crash["fired"] == 0 and crash["seen"] < point.k and point.k > settled:
+                unreached.append(point.label)
+            elif doc["verdict"] != "pass":
+                failing.append((point.label, doc["verdict"], doc["reproduce"]))
+    finally:
+        left = wait_gone(mark)
+        kill_marked(mark)
+    assert failing == [] and left == []
+    assert len(unreached) <= len(points) // SWEEP_PARTS // 4, unreached
+
+
+def _points(base: Any, spec: str) -> tuple[list[SweepPoint], int]:
+    """The sweep's points from a clean run (as ``sweep_points`` finds them), and how many requests the
+    candidate made before its job first settled in that run."""
+    clean, history = run_once(dataclasses.replace(base, faults=()), spec)
+    assert clean["verdict"] == "pass"
+    heal = next(e.index for e in history.of_type("phase") if e.data.get("phase") == "heal")
+    settle = next((e.index for e in history.of_type("report") if e.data.get("outcome") not in (None, "running")), heal)
+    requests = [e for e in history.of_type("invoke") if e.process != WEBHOOKS and e.index < heal]
+    points = [SweepPoint(k, side, "") for k in range(1, len(requests) + 1) for side in POINTS]
+    assert len(points) >= 2 * SWEEP_PARTS
+    return points, sum(1 for e in requests if e.index < settle)
+
+
+def _first_promise(mutant: str) -> Any:
+    return min((s for s in CATALOGUE if f"mutant:{mutant}" in s.must_catch and not s.sweep), key=lambda s: s.id)
+
+
+def _promised_to_one_worker(mutant: str) -> bool:
+    return any(f"mutant:{mutant}" in s.must_catch and not s.sweep for s in CATALOGUE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", [m for m in mutant_names() if _promised_to_one_worker(m)])
+def test_every_mutant_is_caught_as_a_process(mutant: str) -> None:
+    scenario = _first_promise(mutant)
+    in_process = run_scenario(scenario, f"mutant:{mutant}")["verdict"]
+    doc = as_process(f"{REFERENCE} --candidate mutant:{mutant}", scenario)
+    assert in_process == "fail"
+    assert doc["verdict"] == "fail", f"mutant:{mutant} escaped {scenario.id} as a process: {doc['verdict']} " \
+                                     f"{doc['error']} ({doc['reproduce']})"

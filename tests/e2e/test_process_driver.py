@@ -1,0 +1,247 @@
+"""The process driver end to end: real processes, real sockets on loopback, real (compressed) time.
+
+The reference as a process passes and survives a crash point; the JavaScript example passes the
+baseline and is caught by a lost response; a candidate that cannot be run is exit 3 with its last
+lines and leaves no process behind, however the run ends (a test counts the marked processes after
+every test, and kills the harness itself in the middle of a run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from durable_harness.harness import load_scenario, run_scenario
+from durable_harness.harness.cli import main
+from tests.e2e._processes import (
+    MISBEHAVING, NODE_EXAMPLE, REFERENCE, REPO, kill_marked, marked, new_mark, survivors, wait_gone, wait_present,
+)
+
+BASELINE = REPO / "durable_harness" / "scenarios" / "baseline.yaml"
+
+
+@pytest.fixture
+def mark() -> Iterator[str]:
+    """A mark for this test's candidate processes; none may survive the test."""
+    token = new_mark()
+    yield token
+    left = wait_gone(token)
+    kill_marked(token)
+    assert left == [], f"processes left behind: {left}"
+
+
+def run(path: Path, candidate: str, out: Path, **changes: Any) -> dict[str, Any]:
+    scenario = load_scenario(path)
+    if changes:
+        scenario = dataclasses.replace(scenario, **changes)
+    return run_scenario(scenario, candidate, None, out)
+
+
+def failing(doc: dict[str, Any]) -> str:
+    return json.dumps([c for c in doc["checkers"] if c["verdict"] != "pass"], indent=1) + f"\n{doc['error']}"
+
+
+def test_the_reference_as_a_process_passes_the_baseline(tmp_path: Path, mark: str) -> None:
+    doc = run(BASELINE, marked(REFERENCE, mark), tmp_path)
+    assert doc["verdict"] == "pass", failing(doc)
+    history = [json.loads(line) for line in (tmp_path / "history.jsonl").read_text().splitlines()]
+    note = next(e["data"]["process_driver"] for e in history if "process_driver" in e["data"])
+    assert note["time_scale"] == 10
+    assert any(e["type"] == "report" and e["process"] == "worker-1" for e in history)
+    log = (tmp_path / "candidate-worker-1.log").read_text()
+    assert "listening on 127.0.0.1:" in log and "durable-harness: start 1 of worker-1" in log
+
+
+def test_secrets_never_reach_the_candidates_log(tmp_path: Path, mark: str) -> None:
+    """A candidate that prints its environment (and its Basic auth header) has it redacted in the log."""
+    echo = (f"{sys.executable} -c \"import os, base64; print(os.environ['WORDPRESS_APP_PASSWORD'], "
+            "os.environ['OPENAI_API_KEY'], base64.b64encode(('editor:' + os.environ['WORDPRESS_APP_PASSWORD'])"
+            ".encode()).decode(), flush=True); import durable_harness.candidates.reference.serve as s; s.main()\"")
+    doc = run(BASELINE, marked(echo, mark), tmp_path)
+    assert doc["verdict"] == "pass", failing(doc)
+    from durable_harness.harness._world import World
+
+    world = World(load_scenario(BASELINE), doc["seed"], tmp_path / "w")
+    log = (tmp_path / "candidate-worker-1.log").read_text()
+    assert log.count("<redacted>") >= 3
+    for secret in world.secrets:
+        assert secret not in log
+    world.close()
+
+
+def test_a_crash_is_a_sigkill_at_the_io_point_then_a_restart_on_the_same_database(tmp_path: Path, mark: str) -> None:
+    doc = run(REPO / "durable_harness" / "scenarios" / "crash-after-draft-commit.yaml", marked(REFERENCE, mark), tmp_path)
+    assert doc["verdict"] == "pass", failing(doc)
+    assert doc["timings"]["restarts"] >= 1
+    history = [json.loads(line) for line in (tmp_path / "history.jsonl").read_text().splitlines()]
+    crash = next(e for e in history if e["type"] == "crash")
+    assert "after the fake committed" in crash["data"]["because"]
+    assert (tmp_path / "candidate-worker-1.log").read_text().count("durable-harness: start") >= 2
+
+
+def test_the_crash_point_sweep_runs_in_the_process_driver(tmp_path: Path, mark: str) -> None:
+    from durable_harness.harness._sweep import SweepPoint, run_point
+
+    base = load_scenario(BASELINE)
+    for point in (SweepPoint(6, "before", "request 6"), SweepPoint(9, "after", "request 9")):
+        doc = run_point(base, point, marked(REFERENCE, mark), None, tmp_path)
+        assert doc["verdict"] == "pass", failing(doc)
+        assert doc["timings"]["restarts"] == 1
+        assert doc["faults"][0]["fired"] == 1
+
+
+def readme_commands() -> list[tuple[list[str], int]]:
+    """The README's commands for the JavaScript example, with the exit code each one's comment promises."""
+    found = []
+    for line in (REPO / "README.md").read_text().splitlines():
+        if "cmd:node examples/node-control-plane/server.js" in line and "# exit " in line:
+            command, _, comment = line.partition("#")
+            found.append((shlex.split(command), int(comment.split()[1].rstrip(":"))))
+    return found
+
+
+def test_the_javascript_example_runs_from_the_readme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    commands = readme_commands()
+    assert [code for _, code in commands] == [0, 1]
+    monkeypatch.chdir(REPO)
+    for n, (argv, promised) in enumerate(commands):
+        assert argv[0] == ".venv/bin/durable-harness" and argv[1] == "run"
+        code = main([*argv[1:], "--report", str(tmp_path / str(n))])
+        out = capsys.readouterr().out
+        assert code == promised, out
+    assert "duplicate_drafts: fail" in out and "reproduce: durable-harness run --candidate 'cmd:node " in out
+
+
+def test_the_javascript_example_is_caught_by_a_lost_response(tmp_path: Path, mark: str) -> None:
+    doc = run(REPO / "durable_harness" / "scenarios" / "lost-draft-response.yaml", marked(NODE_EXAMPLE, mark), tmp_path)
+    assert doc["exit_code"] == 1, failing(doc)
+    duplicates = next(c for c in doc["checkers"] if c["name"] == "duplicate_drafts")
+    assert duplicates["verdict"] == "fail" and duplicates["count"] == 1
+    assert len(duplicates["witnesses"]) == 2
+    assert doc["reproduce"].startswith("durable-harness run --candidate 'cmd:env ")
+    assert "--scenario" in doc["reproduce"] and "--seed" in doc["reproduce"]
+
+
+# -- a candidate that cannot be run: exit 3, kind candidate, its last lines, one line, nothing left --
+
+def cannot_run(doc: dict[str, Any], *fragments: str) -> None:
+    assert doc["exit_code"] == 3, failing(doc)
+    assert doc["error"]["kind"] == "candidate"
+    message = doc["error"]["message"]
+    assert "\n" not in message
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+def test_a_command_that_does_not_exist_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "--candidate", "cmd:no-such-control-plane --port 1", "--scenario", str(BASELINE),
+                 "--report", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert err == "durable-harness: error: --candidate 'cmd:no-such-control-plane --port 1': the program " \
+                  "'no-such-control-plane' is not on PATH\n"
+
+
+def test_garbage_on_health_is_exit_3_at_once(tmp_path: Path, mark: str) -> None:
+    doc = run(BASELINE, marked(f"{MISBEHAVING} garbage-health", mark), tmp_path)
+    cannot_run(doc, "answered GET /health with 'hello, I am up'", "misbehaving candidate: garbage-health")
+
+
+def test_a_candidate_that_exits_at_start_shows_its_last_lines(tmp_path: Path, mark: str) -> None:
+    doc = run(BASELINE, marked(f"{MISBEHAVING} exits", mark), tmp_path)
+    cannot_run(doc, "exited at start with status 3", "fatal: cannot read my configuration")
+
+
+def test_a_candidate_that_never_becomes_healthy_is_given_up_on(tmp_path: Path, mark: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("durable_harness.harness.candidate._process.STARTUP_TIMEOUT_S", 2.0)
+    doc = run(BASELINE, marked(f"{MISBEHAVING} never-healthy", mark), tmp_path)
+    cannot_run(doc, "did not answer GET /health with 200 within 2 s", "CANDIDATE_LISTEN=127.0.0.1:")
+
+
+def test_a_candidate_that_stops_answering_is_given_up_on(tmp_path: Path, mark: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("durable_harness.harness.candidate._process.CALL_TIMEOUT_S", 2.0)
+    doc = run(BASELINE, marked(f"{MISBEHAVING} hangs", mark), tmp_path)
+    cannot_run(doc, "did not answer POST /jobs within 2 s (it stopped answering)")
+
+
+def test_the_whole_process_group_is_killed(tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The candidate started a child of its own: it dies with it (the mark fixture counts them)."""
+    monkeypatch.setattr("durable_harness.harness.candidate._process.CALL_TIMEOUT_S", 2.0)
+    doc = run(BASELINE, marked(f"{MISBEHAVING} forks", mark), tmp_path)
+    cannot_run(doc, "stopped answering")
+
+
+def test_a_port_in_use_is_exit_3_with_the_candidates_complaint(tmp_path: Path, mark: str) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        doc = run(BASELINE, marked(REFERENCE, mark, CANDIDATE_LISTEN=f"127.0.0.1:{port}"), tmp_path)
+    cannot_run(doc, "exited at start with status 1", "Address already in use")
+
+
+def test_a_workers_scenario_with_a_network_fault_cannot_run_in_the_process_driver(tmp_path: Path, mark: str) -> None:
+    scenario = load_scenario(REPO / "durable_harness" / "scenarios" / "network" / "sessions-api-down.yaml")
+    object.__setattr__(scenario, "workers", 2)  # proxies are put in front of one worker only
+    doc = run_scenario(scenario, marked(REFERENCE, mark), None, tmp_path)
+    assert doc["exit_code"] == 3 and doc["error"]["kind"] == "setup"
+    assert "workers: 2" in doc["error"]["message"] and "\n" not in doc["error"]["message"]
+    assert survivors(mark) == []
+
+
+# -- the harness itself dies mid-run ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("sig", "scenario"), [(signal.SIGTERM, "lost-draft-response"), (signal.SIGINT, "lost-draft-response"),
+                                             (signal.SIGKILL, "lost-draft-response"),
+                                             (signal.SIGTERM, "lease-holder-paused-mid-write")],
+                         ids=lambda v: v.name if isinstance(v, signal.Signals) else v)
+def test_killing_the_harness_mid_run_leaves_no_process_behind(tmp_path: Path, mark: str, sig: signal.Signals,
+                                                              scenario: str) -> None:
+    """Candidates, workers (two, one of them stopped by SIGSTOP) and servers: none outlives the harness."""
+    harness = subprocess.Popen([sys.executable, "-m", "durable_harness.harness.cli", "run", "--candidate", marked(REFERENCE, mark),
+                                "--scenario", str(REPO / "durable_harness" / "scenarios" / f"{scenario}.yaml"),
+                                "--report", str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        assert wait_present(mark), "the candidate never started"
+        time.sleep(2.0 if scenario == "lost-draft-response" else 3.5)  # in the middle of the run (of a pause)
+        harness.send_signal(sig)
+        out, _ = harness.communicate(timeout=60)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.communicate()
+    assert wait_gone(mark) == [], "the candidate survived the harness"
+    if sig != signal.SIGKILL:
+        assert harness.returncode == 3, out
+        assert f"INTERRUPTED ({sig.name})" in out
+
+
+def test_the_pytest_plugin_runs_a_process_candidate(pytester: pytest.Pytester, mark: str) -> None:
+    for name in ("baseline.yaml", "lost-draft-response.yaml"):
+        (pytester.path / name).write_text((REPO / "durable_harness" / "scenarios" / name).read_text())
+    result = pytester.runpytest(f"--dh-candidate={marked(NODE_EXAMPLE, mark)}", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*duplicate_drafts: fail*", "*reproduce: durable-harness run --candidate 'cmd:env *"])
+
+
+def test_check_determinism_is_refused_for_a_process_in_one_line(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "--candidate", f"cmd:{NODE_EXAMPLE}", "--check-determinism", "--scenario", str(BASELINE),
+                 "--report", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 3 and err.count("\n") == 1 and "--check-determinism needs the in-process driver" in err
