@@ -14,3 +14,9 @@ pytest_plugins = ["pytester"]
 @pytest.fixture
 def catalogue() -> Path:
     return REPO / "durable_harness" / "scenarios"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (a stable sort): under ``-n auto`` the workers start with the long runs and
+    end on the short ones, instead of one worker finishing a long sweep while the other is idle."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
