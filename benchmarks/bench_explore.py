@@ -1,6 +1,6 @@
 """Exploration against every bundled mutant and the reference: what it finds, how fast, how small.
 
-Usage: python benchmarks/bench_explore.py [--budget 60] [--reference-budget 120] [--mutant NAME ...]
+Usage: python benchmarks/bench_explore.py [--budget 60] [--reference-budget 120] [--mutant NAME ...] [--jobs 2]
                                           [--seed 0] [--out FILE]
 
 For each mutant (each its workload's exploration: the coding mutants explore the coding workload),
@@ -33,9 +33,9 @@ def _workload(mutant: str) -> str:
     return "coding" if mutant in CODING else "article"
 
 
-def _one(candidate: str, workload: str, budget_s: float, seed: int, folder: Path) -> dict[str, Any]:
+def _one(candidate: str, workload: str, budget_s: float, seed: int, folder: Path, jobs: int) -> dict[str, Any]:
     started = time.monotonic()
-    result = explore(candidate, workload, seed=seed, budget_s=budget_s, database=folder / "hypothesis")
+    result = explore(candidate, workload, seed=seed, budget_s=budget_s, database=folder / "hypothesis", jobs=jobs)
     row: dict[str, Any] = {"candidate": candidate, "workload": workload, "plans": result.plans_run,
                            "seconds": round(time.monotonic() - started, 1), "first_finding_s": result.first_finding_s,
                            "finding": None, "harness_errors": len(result.harness_errors)}
@@ -45,7 +45,8 @@ def _one(candidate: str, workload: str, budget_s: float, seed: int, folder: Path
     scenario = load_scenario(path)
     one, two = run_scenario(scenario, candidate), run_scenario(scenario, candidate)
     reference = run_scenario(scenario, "reference")
-    row["finding"] = {"counter": result.finding.counter, "entries": len(result.finding.plan), "scenario": path.name,
+    row["finding"] = {"counter": result.finding.counter, "entries": len(result.finding.plan.entries),
+                      "world": dict(result.finding.plan.world), "origin": result.finding.plan.origin, "scenario": path.name,
                       "fails_again_the_same": one["verdict"] == two["verdict"] == "fail"
                       and one["history"]["digest"] == two["history"]["digest"],
                       "reference": reference["verdict"]}
@@ -58,20 +59,22 @@ def main() -> int:
     parser.add_argument("--reference-budget", type=float, default=120.0, help="seconds for the reference (default 120)")
     parser.add_argument("--mutant", action="append", default=[], help="only these (default: every bundled mutant)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes for explore's first pass (default 2)")
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-explore-") as tmp:
         for mutant in args.mutant or mutant_names():
-            row = _one(f"mutant:{mutant}", _workload(mutant), args.budget, args.seed, Path(tmp) / mutant)
+            row = _one(f"mutant:{mutant}", _workload(mutant), args.budget, args.seed, Path(tmp) / mutant, args.jobs)
             rows.append(row)
             f = row["finding"]
             print(f"{mutant:34} plans {row['plans']:4}  " + (
                 f"found in {row['first_finding_s']:6.1f} s: {f['counter']:26} entries {f['entries']}  "
-                f"again the same: {f['fails_again_the_same']}  reference: {f['reference']}" if f else
+                f"again the same: {f['fails_again_the_same']}  reference: {f['reference']}  from {f['origin']}" if f else
                 f"nothing in {row['seconds']} s"), flush=True)
         for workload in ("article", "coding"):
-            row = _one("reference", workload, args.reference_budget, args.seed, Path(tmp) / f"reference-{workload}")
+            row = _one("reference", workload, args.reference_budget, args.seed, Path(tmp) / f"reference-{workload}",
+                       args.jobs)
             rows.append(row)
             print(f"reference ({workload}){'':16} plans {row['plans']:4}  " + (
                 f"FALSE ALARM: {row['finding']['counter']}" if row["finding"] else f"nothing in {row['seconds']} s"),

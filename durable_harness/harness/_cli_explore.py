@@ -28,6 +28,16 @@ def budget_seconds(text: str) -> float:
     return float(match.group(1)) * {"s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
 
 
+def _jobs(text: str, usage_error: type[Exception]) -> int:
+    from durable_harness.harness._parallel import default_jobs
+
+    if text == "auto":
+        return default_jobs()
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise usage_error(f"--jobs {text!r}: give 1 to 64 worker processes, or auto")
+    return int(text)
+
+
 def add_explore_parser(sub: Any, handler: Any, seed_type: Any) -> None:
     exp = sub.add_parser("explore", help="search fault plans that break a candidate; shrink and export the first")
     exp.add_argument("--candidate", default="reference", help="as for run (default: reference)")
@@ -37,7 +47,11 @@ def add_explore_parser(sub: Any, handler: Any, seed_type: Any) -> None:
     exp.add_argument("--kinds", default=None, metavar="K1,K2", help="only these fault and action kinds (default: all)")
     exp.add_argument("--max-faults", type=int, default=3, metavar="K", help="entries per plan, 1 to K (default 3)")
     exp.add_argument("--no-actions", action="store_true", help="faults only; no people acting")
+    exp.add_argument("--no-catalogue", action="store_true",
+                     help="fresh plans only: no variations of the catalogue's scenarios")
     exp.add_argument("--seed", type=seed_type, default=0, help="the search's seed (default 0)")
+    exp.add_argument("-j", "--jobs", default="auto", metavar="N",
+                     help="worker processes for the first pass over the catalogue (default auto: one per core)")
     exp.add_argument("--export", type=Path, default=None, metavar="DIR", help="write the shrunk plan there as a scenario file")
     exp.add_argument("--report", type=Path, default=Path("harness-report") / "explore", metavar="DIR",
                      help="where the search's database and exploration.json go (default: ./harness-report/explore)")
@@ -61,11 +75,12 @@ def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
                           f"{', '.join(fault_kinds() + action_kinds())}")
     if args.max_plans < 1 or not 1 <= args.max_faults <= 10:
         raise usage_error("--max-plans must be at least 1 and --max-faults from 1 to 10")
+    jobs = _jobs(str(args.jobs), usage_error)
     args.report.mkdir(parents=True, exist_ok=True)
     print(f"exploring {args.candidate} ({args.workload}) with seed {args.seed}, budget {args.budget:g} s", flush=True)
     result = explore(args.candidate, args.workload, seed=args.seed, budget_s=args.budget, max_plans=args.max_plans,
                      kinds=kinds, max_entries=args.max_faults, database=args.report / "hypothesis",
-                     actions=not args.no_actions)
+                     actions=not args.no_actions, corpus=not args.no_catalogue, jobs=jobs)
     print("\n".join(coverage_lines(result)))
     summary: dict[str, Any] = {"seed": result.seed, "candidate": result.candidate, "workload": result.workload,
                                "plans": result.plans_run, "elapsed_s": result.elapsed_s,
@@ -81,7 +96,8 @@ def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
         scenario_id, text = scenario_yaml(result, finding)
         print(f"\nFOUND after {result.first_finding_s} s: {finding.counter}: {finding.because}\n\n{text}")
         summary["finding"] = {"counter": finding.counter, "because": finding.because, "scenario": scenario_id,
-                              "entries": len(finding.plan)}
+                              "entries": len(finding.plan.entries), "world": dict(finding.plan.world),
+                              "origin": finding.plan.origin}
         if args.export is not None:
             path = export(result, finding, args.export)
             print(f"exported: {path}\nreproduce: durable-harness run --candidate {args.candidate} --scenario {path}")

@@ -253,7 +253,7 @@ def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
         if not driver.alive:
             driver.restart("heal")
         history.append(clock.now(), "phase", "harness", {"phase": "quiesce"})
-        done.steps = _drive(world, driver, scenario, job_id, done.steps, quiesce=True)
+        done.steps = _drive(world, driver, scenario, job_id, done.steps, quiesce=True, until_s=_quiesce_until(scenario, clock))
         history.append(clock.now(), "phase", "harness", {"phase": "final_reads"})
         done.claims = driver.report(str(world.job["job_id"]))
         world.check()
@@ -318,7 +318,7 @@ def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execu
             if not driver.alive and driver.worker_id not in workers.frozen:
                 driver.restart("heal")
         history.append(clock.now(), "phase", "harness", {"phase": "quiesce"})
-        done.steps = workers.drive(job_id, done.steps, scenario.expect.max_steps, scenario.expect.deadline_s,
+        done.steps = workers.drive(job_id, done.steps, scenario.expect.max_steps, _quiesce_until(scenario, clock),
                                    quiesce=True)
         history.append(clock.now(), "phase", "harness", {"phase": "final_reads"})
         front = workers.front()
@@ -378,12 +378,22 @@ def in_process() -> bool:
     return os.environ.get("DH_IN_PROCESS", "") == "1"
 
 
-def _drive(world: World, driver: Driver, scenario: Scenario, job_id: str, steps: int, *, quiesce: bool = False) -> int:
-    """Step until the job has settled and the candidate stays quiet, or a bound is reached."""
+def _quiesce_until(scenario: Scenario, clock: Any) -> float:
+    """The end of the quiesce phase: the scenario's deadline, or ``expect.quiesce_s`` after the heal
+    when the chaos ran that far (a fault that never let go must still leave the candidate time to
+    settle once the world is whole again)."""
+    return max(scenario.expect.deadline_s, float(clock.now()) + scenario.expect.quiesce_s)
+
+
+def _drive(world: World, driver: Driver, scenario: Scenario, job_id: str, steps: int, *, quiesce: bool = False,
+           until_s: float | None = None) -> int:
+    """Step until the job has settled and the candidate stays quiet, or a bound is reached (the
+    step budget, or ``until_s``: the scenario's deadline unless given)."""
     clock = world.clock
     quiet = 0
     budget = steps + scenario.expect.max_steps
-    while steps < budget and clock.now() < scenario.expect.deadline_s:
+    deadline_s = scenario.expect.deadline_s if until_s is None else until_s
+    while steps < budget and clock.now() < deadline_s:
         if not driver.alive:
             driver.restart("crashed")
             world.check()
@@ -405,5 +415,5 @@ def _drive(world: World, driver: Driver, scenario: Scenario, job_id: str, steps:
         if not progressed:  # autojump: to the next scheduled thing, or one idle poll ahead; never past the deadline
             nxt = clock.next_deadline()
             target = nxt if nxt is not None and nxt > clock.now() else clock.now() + _IDLE_POLL_S
-            clock.jump(max(clock.now(), min(target, scenario.expect.deadline_s)))
+            clock.jump(max(clock.now(), min(target, deadline_s)))
     return steps

@@ -93,6 +93,7 @@ class World:
         self.job: dict[str, Any] = self.workload.build_job(w.job_id, w.task_version, w.params)
         if w.allowed_tools is not None:
             self.job["allowed_tools"] = list(w.allowed_tools)
+        self._version_of: dict[int, str] = {}  # the task version each change_task action submits, by its index
         self.jobs = self._versions(scenario)  # every version the run will see, so the agent knows each
         jobs = self.jobs
         self.driver: Driver | None = None
@@ -102,7 +103,9 @@ class World:
                                                  scenario.services.get(spec.name, {})))
             for spec in services()}
         faults = [get_fault_kind(f.kind)(i, f.at, f.params) for i, f in enumerate(scenario.faults)]
-        actions = [get_action_kind(a.kind)(len(faults) + i, a.at, a.params, when=a.when, delay_s=a.delay_s, at_s=a.at_s)
+        actions = [get_action_kind(a.kind)(len(faults) + i, a.at, {**a.params, "task_version": self._version_of[i]}
+                                           if i in self._version_of else a.params,
+                                           when=a.when, delay_s=a.delay_s, at_s=a.at_s)
                    for i, a in enumerate(scenario.actions)]
         conditions = {name: check for b in self.services.values() for name, check in b.conditions.items()}
         conditions.update({name: functools.partial(self._workload_condition, check)
@@ -124,15 +127,18 @@ class World:
         return check(self.truth(), self.job, arg)
 
     def _versions(self, scenario: Scenario) -> dict[tuple[str, str], dict[str, Any]]:
+        """Every task version the scenario's ``change_task`` actions make, in the order they are listed
+        (each action's version is fixed here: ``_version_of``, whatever order they fire in)."""
         jobs = {(str(self.job["job_id"]), str(self.job["task_version"])): self.job}
         current = self.job
-        for action in scenario.actions:
+        for i, action in enumerate(scenario.actions):
             if action.kind == "change_task":
                 version = str(action.params.get("task_version") or next_version(str(current["task_version"])))
                 current = self.workload.build_job(str(current["job_id"]), version,
                                                   {**current["input"], **(action.params.get("input") or {})})
                 current["allowed_tools"] = list(self.job["allowed_tools"])
                 jobs[(str(current["job_id"]), version)] = current
+                self._version_of[i] = version
         return jobs
 
     @property
@@ -171,14 +177,18 @@ class World:
         """While the run goes: the SDK's retries wait on the run's clock, with seeded jitter (when they are on)."""
         if self.sdk_max_retries == 0 or not isinstance(self.clock, VirtualClock) or isinstance(self.clock, RealTimeClock):
             return contextlib.nullcontext()
-        view = CandidateClockView(self.clock, self.scenario.expect.deadline_s + SLEEP_MARGIN_S, self.history, "worker-1",
-                                  self.gate.fail)
+        view = CandidateClockView(self.clock, self.hard_deadline_s, self.history, "worker-1", self.gate.fail)
         return sdk_retries_on_virtual_time(self.clock, view.sleep, component_random(self.seed, "sdk.retries"))
 
     def candidate_clock(self, worker_id: str) -> CandidateClockView:
         """The run's clock as candidate ``worker_id`` sees it (its sleeps bounded by the run's deadline)."""
-        return CandidateClockView(self.clock, self.scenario.expect.deadline_s + SLEEP_MARGIN_S, self.history, worker_id,
-                                  self.gate.fail, woke=self.gate.meanwhile)
+        return CandidateClockView(self.clock, self.hard_deadline_s, self.history, worker_id, self.gate.fail,
+                                  woke=self.gate.meanwhile)
+
+    @property
+    def hard_deadline_s(self) -> float:
+        """Past this, a candidate that sleeps is waiting forever: the deadline, the quiesce, a margin."""
+        return self.scenario.expect.deadline_s + self.scenario.expect.quiesce_s + SLEEP_MARGIN_S
 
     def env_data(self, worker_id: str) -> dict[str, Any]:
         """What one candidate instance's ``env`` is made of, as plain data (``durable_harness.harness.candidate._env``)."""

@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from durable_harness.candidates.reference._messages import CANCEL, send
+from durable_harness.candidates.reference._messages import CANCEL, raise_refusal, send
 from durable_harness.candidates.reference._store import JobRow, Store
 from durable_harness.candidates.reference._wordpress import Definite, Indefinite, WordPress
 
@@ -72,7 +72,8 @@ def settle(store: Store, api: openai.OpenAI, wp: WordPress, job: JobRow) -> bool
     if job.session_id is not None:
         try:
             status = api.beta.agents.sessions.retrieve(job.session_id).status
-        except (openai.APIConnectionError, openai.APIStatusError):
+        except (openai.APIConnectionError, openai.APIStatusError) as err:
+            raise_refusal(err)  # a refused key stops the settling too: it waits for a human like the rest
             return False
         if status in _LIVE_TURN and not send(api, job.session_id, [CANCEL], key=f"{job.session_id}/cancel"):
             return False

@@ -42,6 +42,7 @@ _MAX_RERUNS = 2
 _TOOL_PHASE = {"deliver_result": "delivered", "wp_upload_media": "media_uploaded", "wp_create_draft": "draft_created", "wp_update_post": "post_updated",
                "wp_set_seo": "seo_set", "wp_get_post": "verified"}
 _ANSWER_ATTEMPTS = 4
+_WORK_DONE = ("seo_set", "verified")  # an article is complete once its SEO is set (the last write)
 LISTING_WAIT_S = 60.0  # how long a session whose create was sent may take to show in a filtered listing
 _WAKE = ("agent.session.requires_action", "agent.session.idle", "agent.session.failed")
 
@@ -82,6 +83,11 @@ class ReferencePlane:
         if new and cancelled_before and self.sg.cancel_survives_new_version:  # the job was cancelled: a new version does not reopen it
             fresh = next(j for j in self.store.jobs(str(job["job_id"])) if j.task_version == version)
             stop(self.store, fresh, "the user had cancelled the job before this version came", user=True)
+        refused = next((str(j.checkpoint["blocked"]) for j in self.store.jobs(str(job["job_id"]))
+                        if j.task_version != version and j.checkpoint.get("blocked")), None)
+        if new and refused is not None and self.sg.stop_on_refused_credentials:  # a new version does not bring a
+            fresh = next(j for j in self.store.jobs(str(job["job_id"])) if j.task_version == version)  # revoked key back
+            self._block(fresh, refused)
         for known in self.store.jobs(str(job["job_id"])):
             if known.task_version == version and not new and known.spec.get("allowed_tools") != job["allowed_tools"]:
                 self.store.update_job(known, spec={**known.spec, "allowed_tools": list(job["allowed_tools"])})
@@ -130,7 +136,7 @@ class ReferencePlane:
             return 200  # handled already: at-least-once delivery
         job = self.store.job_of_session(session_id)
         if job is not None and job.outcome == "running" and type_ == "agent.session.failed":
-            self._finish(job, "failed", note=f"webhook {webhook_id}: the session failed")
+            self._session_lost(job, f"webhook {webhook_id}: the session failed")
         return 200
 
     def step(self) -> bool:
@@ -195,7 +201,7 @@ class ReferencePlane:
         """A refused credential: the job stops here and waits for a human (unless it was cancelled)."""
         fresh = next((j for j in self.store.jobs(job.job_id) if j.task_version == job.task_version), job)
         outcome = fresh.outcome if fresh.outcome in ("cancelled", "completed") else "needs_human"
-        if fresh.spec.get("workload") == "coding" and fresh.phase == "delivered":
+        if fresh.spec.get("workload") == "coding" and self._delivered(fresh):
             outcome = "completed"  # the delivery was accepted: the work is done, whatever comes after
         self.store.update_job(fresh, outcome=outcome, note=reason, checkpoint={**fresh.checkpoint, "blocked": reason})
 
@@ -217,7 +223,7 @@ class ReferencePlane:
         try:
             session = self.api.beta.agents.sessions.retrieve(job.session_id)
         except openai.NotFoundError:
-            self._finish(job, "failed", note=f"session {job.session_id} no longer exists")
+            self._session_lost(job, f"session {job.session_id} no longer exists")
             return True
         except (openai.APIConnectionError, openai.APIStatusError) as err:
             raise_refusal(err)
@@ -233,7 +239,7 @@ class ReferencePlane:
                     progressed = self._handle_call(job, session, action) or progressed
             return progressed
         if session.status == "failed":
-            self._finish(job, "failed", note=f"session failed: {session.error}")
+            self._session_lost(job, f"session failed: {session.error}")
             return True
         if session.status == "idle":
             return self._settle(job)
@@ -302,9 +308,22 @@ class ReferencePlane:
         budget = int(job.spec.get("budget", {}).get("max_resume_attempts", 5))
         self.store.update_job(job, resume_attempts=attempts)
         if attempts > budget:
-            self._finish(self.store.jobs(job.job_id)[-1], "failed", note=f"resume budget of {budget} exhausted")
+            self._give_up(self.store.jobs(job.job_id)[-1], f"resume budget of {budget} exhausted")
             return False
         return True
+
+    def _give_up(self, job: JobRow, why: str) -> None:
+        """No more work on the job. The outcome is still what the world shows: an article whose every
+        write the ledger confirmed (its SEO set, the last write) awaits approval whatever went wrong
+        after it."""
+        open_ops = [o for o in self.store.ops(job.job_id, job.task_version) if o.state in ("UNKNOWN", "SENT")]
+        if job.spec.get("workload") == "article" and job.phase in _WORK_DONE and not open_ops:
+            checkpoint = {**job.checkpoint, "phase": "awaiting_approval", "approval_status": "awaiting",
+                          "next_allowed_actions": ["request_publish_approval"]}
+            self.store.update_job(job, phase="awaiting_approval", checkpoint=checkpoint, outcome="needs_human",
+                                  note=f"{why}; the article was complete")
+        else:
+            self._finish(job, "failed", note=why)
 
     def _ensure_session(self, job: JobRow) -> bool:
         """Find the job's session, or create it once. Filtered listings lag (a new session may take a
@@ -369,12 +388,32 @@ class ReferencePlane:
             return True
         if outcome.status == "pending":
             return False  # nothing to answer yet (the sandbox is away, a lookup failed): wait, then look again
+        if outcome.status == "success" and action.name == "deliver_result":
+            # Delivered means the agent got our acceptance: the checkpoint moves once the answer is in
+            # (a refused answer, a revoked key, leaves the work undelivered).
+            answered = self._answer(session_id, action, outcome)
+            if self.store.answer_state(session_id, action.call_id) == "CONFIRMED":
+                self._advance(job, action.name, outcome)
+            return answered
         if outcome.status == "success":
             self._advance(job, action.name, outcome)
         elif outcome.retryable:  # the turn will end on this failure; the job can still be resumed
             fresh = self.store.jobs(job.job_id)[-1]
             self.store.update_job(fresh, checkpoint={**fresh.checkpoint, "resume_needed": True})
         return self._answer(session_id, action, outcome)
+
+    def _delivered(self, job: JobRow) -> bool:
+        """Whether the coding job's accepted delivery reached the agent; the checkpoint catches up with
+        an acceptance that did (a crash between the answer and the checkpoint)."""
+        if job.phase == "delivered":
+            return True
+        key = f"{job.job_id}/v{job.task_version}/deliver"
+        op = self.store.op(key)
+        if job.session_id is None or op is None or op.state != "CONFIRMED" or not self.store.answer_confirmed_for(
+                job.session_id, key):
+            return False
+        self._advance(job, "deliver_result", ToolOutcome("success", op.receipt, operation_key=key))
+        return True
 
     def _advance(self, job: JobRow, tool: str, outcome: ToolOutcome) -> None:
         job = self.store.jobs(job.job_id)[-1]
@@ -489,8 +528,8 @@ class ReferencePlane:
         return True
 
     def _settle_coding(self, job: JobRow) -> bool:
-        if job.phase == "delivered":
-            self.store.update_job(job, outcome="completed")
+        if self._delivered(job):
+            self.store.update_job(self.store.jobs(job.job_id)[-1], outcome="completed")
             return True
         reruns = int(job.checkpoint.get("reruns", 0))
         if job.checkpoint.get("rerun_needed") and reruns < _MAX_RERUNS and job.session_id is not None:
@@ -500,6 +539,14 @@ class ReferencePlane:
             return True
         self._finish(job, "failed", note=f"the agent finished at phase {job.phase!r} without a delivered result")
         return True
+
+    def _session_lost(self, job: JobRow, why: str) -> None:
+        """The session failed or is gone: the job fails, unless its work was done before (a delivery the
+        agent accepted stays accepted; the session's end does not undo it)."""
+        if job.spec.get("workload") == "coding" and self._delivered(job):
+            self.store.update_job(self.store.jobs(job.job_id)[-1], outcome="completed", note=f"{why}, after the delivery")
+        else:
+            self._give_up(job, why)
 
     def _finish(self, job: JobRow, outcome: str, note: str) -> None:
         self.store.update_job(job, outcome=outcome, note=note)

@@ -87,6 +87,7 @@ _ADD_WEBHOOK = "INSERT INTO dh_webhooks (webhook_id, type) VALUES (:webhook_id, 
 _ANSWER = "SELECT state FROM dh_answers WHERE session_id = :session_id AND call_id = :call_id"
 _ANSWERS_IN_STATE = "SELECT call_id FROM dh_answers WHERE session_id = :session_id AND state = :state ORDER BY call_id"
 _SET_ANSWER = "UPDATE dh_answers SET state = :state WHERE session_id = :session_id AND call_id = :call_id"
+_ANSWERS_FOR_KEY = "SELECT state FROM dh_answers WHERE session_id = :session_id AND operation_key = :operation_key"
 _LEASE = "SELECT owner, token, expires_at FROM dh_leases WHERE job_id = :job_id"
 _ADD_LEASE = "INSERT INTO dh_leases (job_id, owner, token, expires_at) VALUES (:job_id, :owner, :token, :expires_at)"
 _SET_LEASE = "UPDATE dh_leases SET owner = :owner, token = :token, expires_at = :expires_at WHERE job_id = :job_id"
@@ -363,6 +364,12 @@ class Store:
         with self._lock:
             rows = self._db.read(_ANSWERS_IN_STATE, {"session_id": session_id, "state": state})
         return [str(r[0]) for r in rows]
+
+    def answer_confirmed_for(self, session_id: str, operation_key: str) -> bool:
+        """Whether an answer carrying the outcome of ``operation_key`` reached the agent."""
+        with self._lock:
+            rows = self._db.read(_ANSWERS_FOR_KEY, {"session_id": session_id, "operation_key": operation_key})
+        return any(str(r[0]) == "CONFIRMED" for r in rows)
 
     def set_answer(self, session_id: str, call_id: str, operation_key: str | None, state: str) -> None:
         key = {"session_id": session_id, "call_id": call_id}

@@ -50,6 +50,9 @@ class ActionContext(Protocol):
 
 class ScenarioAction(RequestFault):
     actor: ClassVar[str] = "user"
+    # What must have happened for this action to have anything to act on, as scenario entries (an
+    # approval to revoke): ``explore`` adds them to a plan that draws this action alone.
+    requires: ClassVar[tuple[Mapping[str, Any], ...]] = ()
 
     def __init__(self, index: int, trigger: Trigger | None, params: Mapping[str, Any], *,
                  when: str | None = None, delay_s: float = 0.0, at_s: float | None = None) -> None:

@@ -18,6 +18,7 @@ from durable_harness.harness.actions._base import ActionContext, ScenarioAction,
 __all__ = ["Approve", "EditContent", "ExpireApproval", "RevokeApproval"]
 
 EDIT = "\n<p>Added by an editor after the approval.</p>"
+_APPROVED = ({"kind": "approve", "when": "article_finished"},)  # what revoking, expiring or editing needs
 
 
 def _article(world: ActionContext) -> dict[str, Any] | None:
@@ -38,6 +39,7 @@ def _in_force(world: ActionContext) -> Any:
 
 @action_kind("approve", "reviewer")
 class Approve(ScenarioAction):
+    workloads = ("article",)  # publishing, which approvals are for
     params_schema = {"expires_in_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000000}}
 
     def perform(self, world: ActionContext) -> dict[str, Any] | None:
@@ -55,6 +57,8 @@ class Approve(ScenarioAction):
 
 @action_kind("revoke_approval", "reviewer")
 class RevokeApproval(ScenarioAction):
+    workloads = ("article",)
+    requires = _APPROVED
     def perform(self, world: ActionContext) -> dict[str, Any] | None:
         approval = _in_force(world)
         if approval is None:
@@ -65,6 +69,8 @@ class RevokeApproval(ScenarioAction):
 
 @action_kind("expire_approval", "reviewer")
 class ExpireApproval(ScenarioAction):
+    workloads = ("article",)
+    requires = _APPROVED
     def perform(self, world: ActionContext) -> dict[str, Any] | None:
         approval = _in_force(world)
         if approval is None:
@@ -75,6 +81,8 @@ class ExpireApproval(ScenarioAction):
 
 @action_kind("edit_content", "reviewer")
 class EditContent(ScenarioAction):
+    workloads = ("article",)
+    requires = _APPROVED
     def perform(self, world: ActionContext) -> dict[str, Any] | None:
         post = _article(world)
         if post is None:

@@ -95,6 +95,8 @@ class Authority:
         self._tools: list[tuple[int, tuple[str, ...]]] = [(-1, tuple(first.get("allowed_tools", job["allowed_tools"])))]
         self.cancel: Entry | None = None
         self.revocations: dict[str, Entry] = {}
+        self._withdrawn: dict[str, int] = {}  # approval id -> history index of the action that revoked or expired it
+        self._edits: dict[int, list[tuple[int, str]]] = {}  # post id -> (history index, content digest) of each edit
         for e in history.of_type("action"):
             evidence = e.data.get("evidence") or {}
             kind = e.data.get("kind")
@@ -106,6 +108,10 @@ class Authority:
                 self._tools.append((e.index, tuple(evidence.get("allowed_tools") or ())))
             elif kind == "revoke_credentials":
                 self.revocations.setdefault(str(evidence.get("service")), e)
+            elif kind in ("revoke_approval", "expire_approval") and evidence.get("approval_id") is not None:
+                self._withdrawn.setdefault(str(evidence["approval_id"]), e.index)
+            elif kind == "edit_content" and evidence.get("post_id") is not None:
+                self._edits.setdefault(int(evidence["post_id"]), []).append((e.index, str(evidence.get("content_sha256"))))
         self.approvals: Sequence[Mapping[str, Any]] = (truth.get("approvals") or {}).get("approvals", [])
         self._posts = {int(p["id"]): p for p in (truth.get("wordpress") or {}).get("posts", [])}
 
@@ -115,18 +121,29 @@ class Authority:
     def tools_at(self, index: int) -> tuple[str, ...]:
         return [t for i, t in self._tools if i < index][-1]
 
-    def published_digest(self, post_id: int, t: float) -> str | None:
-        """The digest of the post's content as published (or, if it was not, as it stood at ``t``)."""
+    def published_digest(self, post_id: int, t: float, index: int | None = None) -> str | None:
+        """The digest of the post's content as published (or, if it was not, as it stood at ``t``). With
+        ``index`` (the publishing request's entry), an editor's change made while the request was on its
+        way (after it was sent) is left out: the candidate published what it could have checked."""
         events = (self._posts.get(post_id) or {}).get("events") or []
+        late = {digest for i, digest in self._edits.get(post_id, []) if index is not None and i > index}
+        if late:
+            first_late = next((n for n, e in enumerate(events) if e.get("content_sha256") in late), len(events))
+            before = [e for e in events[:first_late] if e.get("content_sha256")]
+            return str(before[-1]["content_sha256"]) if before else None
         published = next((e for e in events if e.get("status") == "publish"), None)
         if published is not None:
             return str(published.get("content_sha256"))
         before = [e for e in events if float(e.get("at", 0.0)) <= t and e.get("content_sha256")]
         return str(before[-1]["content_sha256"]) if before else None
 
-    def approval_for(self, post_id: int, version: str, digest: str | None, t: float) -> tuple[Mapping[str, Any] | None, str]:
+    def approval_for(self, post_id: int, version: str, digest: str | None, t: float,
+                     index: int | None = None) -> tuple[Mapping[str, Any] | None, str]:
         """The approval in force at ``t`` for publishing this post of this version with this content,
-        or None and why none is."""
+        or None and why none is. With ``index`` (the request's entry in the history), an approval a
+        reviewer withdrew is judged by order, not by time: withdrawn at the very instant the request
+        was already on its way (after it was sent, before it arrived), it was in force when the
+        candidate decided and sent it."""
         mine = [a for a in self.approvals if a.get("job_id") == self.job_id and a.get("action") == "publish"
                 and float(a.get("granted_at_s", 0.0)) <= t]
         if not mine:
@@ -140,9 +157,11 @@ class Authority:
                 why.append(f"its target is post {(a.get('target') or {}).get('id')}, not {post_id}")
             if digest is not None and a.get("content_sha256") != digest:
                 why.append("the content changed after it was approved")
-            if a.get("revoked_at_s") is not None and float(a["revoked_at_s"]) <= t:
+            withdrawn = self._withdrawn.get(str(a.get("id")))
+            after_sending = index is not None and withdrawn is not None and withdrawn > index
+            if a.get("revoked_at_s") is not None and float(a["revoked_at_s"]) <= t and not after_sending:
                 why.append(f"it was revoked at t={a['revoked_at_s']:g}s")
-            if a.get("expires_at_s") is not None and float(a["expires_at_s"]) <= t:
+            if a.get("expires_at_s") is not None and float(a["expires_at_s"]) <= t and not after_sending:
                 why.append(f"it expired at t={a['expires_at_s']:g}s")
             if not why:
                 return a, ""

@@ -95,7 +95,7 @@ def _judge(request: Request, authority: Authority, mine: set[tuple[str, int]], d
         out.append((f"{target[0]} {target[1]} is not this job's", []))
     if request.publishes and target is not None:
         version = authority.version_at(index)
-        approval, why = authority.approval_for(target[1], version, authority.published_digest(target[1], t), t)
+        approval, why = authority.approval_for(target[1], version, authority.published_digest(target[1], t, index), t, index)
         if approval is None:
             out.append((f"a publish without an approval in force for version {version}, this post and this content: "
                         f"{why}", []))

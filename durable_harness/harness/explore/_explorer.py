@@ -1,12 +1,14 @@
-"""``explore``: search fault plans for one that breaks a candidate, then shrink it.
+"""``explore``: search plans for one that breaks a candidate, then shrink it.
 
-A clean run of the workload tells which channels the candidate uses; Hypothesis draws plans over
-them (``_strategies``), each plan is run in-process as a scenario whose outcome is whatever the
-world shows (``from_world``: a plan that makes the job impossible is not a finding when the
-candidate says so), and the first plan that makes a safety checker fail, or leaves the job stuck,
-is a finding. Hypothesis then shrinks it to the fewest entries and the simplest triggers that
-still break the same counter. The search is reproducible from its seed; its example database is
-kept in the report folder, so a rerun finds the same failure at once.
+A clean run of the workload tells which channels the candidate uses; Hypothesis draws plans
+(``_strategies``): variations of the catalogue's scenarios of the workload, and fresh plans over
+those channels, each in a world of its own (a long session, a busy site, two workers, ...). Each
+plan is run as a scenario whose outcome is whatever the world shows (``from_world``: a plan that
+makes the job impossible is not a finding when the candidate says so), and the first plan that
+makes a safety checker fail, or leaves the job stuck, is a finding. It is then shrunk to the fewest
+entries, the fewest world options and the simplest triggers that still break the same counter
+(never back into a catalogue scenario as written). The search is reproducible from its seed; its
+example database is kept in the report folder, so a rerun finds the same failure at once.
 
 The budget is wall-clock time (this module reads the wall clock for it, and for nothing else: the
 runs themselves are on their virtual clocks).
@@ -15,24 +17,29 @@ runs themselves are on their virtual clocks).
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import time
+import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
-from hypothesis.errors import NoSuchExample
+from hypothesis.errors import HypothesisWarning, NoSuchExample
 
 from durable_harness.harness._run import run_once
-from durable_harness.harness.explore._strategies import Channel, PlanEntry, plans
-from durable_harness.harness.scenario import ActionSpec, Expect, FaultSpec, Scenario, WorkloadSpec
+from durable_harness.harness._seeds import component_random
+from durable_harness.harness.explore._plans import DEADLINE_S, Plan, catalogue_plans, simpler
+from durable_harness.harness.explore._pool import OutOfTime, PlanPool, run_plan
+from durable_harness.harness.explore._strategies import Channel, plans, random_variation
+from durable_harness.harness.scenario import Expect, Scenario, WorkloadSpec, catalogue_dir
 from durable_harness.harness.services import services
 from durable_harness.harness.workloads import get_workload
 
-__all__ = ["Exploration", "Finding", "explore", "plan_scenario"]
+__all__ = ["Exploration", "Finding", "explore"]
 
 _NOT_FINDINGS = ("faults_fired", "abandoned_jobs", "progress_loss")  # coverage, or judged against a constant
 _LIVENESS_FINDINGS = ("stuck_jobs",)
@@ -44,7 +51,7 @@ class _OutOfTime(BaseException):
 
 @dataclasses.dataclass
 class Finding:
-    plan: list[PlanEntry]
+    plan: Plan
     counter: str
     because: str
     reproduce: str
@@ -64,6 +71,9 @@ class Exploration:
     channels: Counter[str] = dataclasses.field(default_factory=Counter)
     at_risk: Counter[str] = dataclasses.field(default_factory=Counter)
     harness_errors: list[str] = dataclasses.field(default_factory=list)
+    invalid_plans: int = 0  # plans no scenario file could state (the schema refused them): not run
+    variations: Counter[str] = dataclasses.field(default_factory=Counter)  # catalogue scenario -> variations run
+    worlds: Counter[str] = dataclasses.field(default_factory=Counter)  # world option -> plans run with it
 
 
 def base_scenario(workload: str) -> Scenario:
@@ -73,12 +83,6 @@ def base_scenario(workload: str) -> Scenario:
                     covers="fault plans found by exploration", workload=WorkloadSpec(workload, f"job-explore-{workload}", "1"),
                     faults=(), expect=Expect(outcome="from_world", max_redone_steps=1000), must_catch=(),
                     source=Path(f"explore-{workload}.yaml"))
-
-
-def plan_scenario(base: Scenario, plan: Sequence[PlanEntry], scenario_id: str | None = None) -> Scenario:
-    faults = tuple(FaultSpec(e.kind, e.at, dict(e.params)) for e in plan if not e.action and e.at is not None)
-    actions = tuple(ActionSpec(e.kind, at=e.at, when=e.when, params=dict(e.params)) for e in plan if e.action)
-    return dataclasses.replace(base, id=scenario_id or base.id, faults=faults, actions=actions)
 
 
 def channels_of(base: Scenario, candidate: str, seed: int) -> tuple[list[Channel], list[str]]:
@@ -109,99 +113,167 @@ def _pattern(route: str) -> str:
 
 def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_s: float = 60.0,
             max_plans: int = 10_000, kinds: Sequence[str] | None = None, max_entries: int = 3,
-            database: Path | None = None, actions: bool = True) -> Exploration:
+            database: Path | None = None, actions: bool = True, corpus: bool = True, jobs: int = 1) -> Exploration:
+    """Search plans against ``candidate`` for ``budget_s`` seconds or ``max_plans`` plans; with
+    ``corpus``, variations of the catalogue's scenarios of ``workload`` beside fresh plans. With
+    ``jobs`` above one, the first pass runs in that many worker processes (the search after it, and
+    the shrink, run here: each plan Hypothesis draws depends on the ones before)."""
     base = base_scenario(workload)
     result = Exploration(seed=seed, candidate=candidate, workload=workload)
     channels, conditions = channels_of(base, candidate, seed)
-    strategy = plans(channels, conditions, workload, kinds=kinds, actions=actions, max_entries=max_entries)
+    known = catalogue_plans(catalogue_dir(), workload) if corpus else []
+    if kinds is not None:  # only the catalogue's plans made of the kinds asked for
+        known = [p for p in known if all(e["kind"] in kinds for e in p.entries)]
+    strategy = plans(channels, conditions, workload, corpus=known, kinds=kinds, actions=actions, max_entries=max_entries)
+    originals = {p.key() for p in catalogue_plans(catalogue_dir(), workload)}
     started = time.monotonic()
     locked: list[str] = []  # the counter the first finding broke: shrinking keeps breaking it
     best: list[Finding] = []
 
-    def breaks(plan: list[PlanEntry]) -> bool:
+    def breaks(plan: Plan, ran: tuple[dict[str, Any] | None] | None = None) -> bool:
+        """Whether ``plan`` breaks the candidate (``ran``: its document, run elsewhere; else run here)."""
         elapsed = time.monotonic() - started
         if (not best and elapsed > budget_s) or elapsed > 2 * budget_s + 30:
             raise _OutOfTime()
-        result.plans_run += 1
-        finding = _judge(result, base, candidate, seed, plan)
+        if plan.key() in originals:  # never a catalogue scenario as written: ``run`` is for those
+            return False
+        finding = _judge(result, plan, run_plan(plan, candidate, seed) if ran is None else ran[0])
         if finding is None or (locked and finding.counter != locked[0]):
             return False
         if not locked:
             locked.append(finding.counter)
             result.first_finding_s = round(time.monotonic() - started, 3)
-        if not best or _size(plan) < _size(best[-1].plan):
+        if not best or plan.size() < best[-1].plan.size():
             best.append(finding)
         return True
 
     config = settings(max_examples=max_plans, deadline=None, database=DirectoryBasedExampleDatabase(str(database))
                       if database is not None else None, suppress_health_check=list(HealthCheck),
                       phases=[Phase.reuse, Phase.generate, Phase.shrink])
+    key = f"{candidate}/{workload}/{','.join(kinds or [])}/{max_entries}/{'corpus' if corpus else 'fresh'}/v2"
+    remembered = _Remembered(database, key)
     try:
-        find(strategy, breaks, settings=config, random=random.Random(seed),
-             database_key=f"{candidate}/{workload}/{','.join(kinds or [])}/{max_entries}".encode())
-    except (NoSuchExample, _OutOfTime):
+        first = [p for p in [*remembered.plans(workload), *_catalogue_pass(known, seed, kinds)]
+                 if p.key() not in originals][:max_plans]
+        if jobs > 1 and len(first) > 1:
+            with PlanPool(min(jobs, len(first)), candidate, seed) as pool:
+                for plan, doc in pool.ordered(first, lambda: budget_s - (time.monotonic() - started)):
+                    if breaks(plan, (doc,)):
+                        break
+        else:
+            for plan in first:
+                if breaks(plan):
+                    break
+        if not best and result.plans_run < max_plans:
+            config = settings(config, max_examples=max_plans - result.plans_run)
+            with warnings.catch_warnings():  # Hypothesis may print the whole plan strategy (kilobytes) in a note
+                warnings.filterwarnings("ignore", message="Generating overly large repr", category=HypothesisWarning)
+                find(strategy, breaks, settings=config, random=random.Random(seed), database_key=key.encode())
+    except (NoSuchExample, _OutOfTime, OutOfTime):
         pass
     if best:
         try:
             _minimize(best[-1].plan, breaks)
         except _OutOfTime:
             pass
+        remembered.keep(best[-1].plan)
     result.finding = best[-1] if best else None
     result.elapsed_s = round(time.monotonic() - started, 3)
     return result
 
 
-def _minimize(plan: list[PlanEntry], breaks: Callable[[list[PlanEntry]], bool]) -> None:
-    """Finish the shrink greedily (Hypothesis keeps the earliest, simplest-looking entries and may
-    not try dropping them): drop each entry, then simplify each trigger and drop each parameter,
-    keeping every change that still breaks the same counter (``breaks`` records the smaller plan)."""
+def _catalogue_pass(known: Sequence[Plan], seed: int, kinds: Sequence[str] | None) -> Iterator[Plan]:
+    """A variation of each catalogue plan in a world it was not written for (its faults and actions as
+    written), in an order drawn from the seed: every scenario of the catalogue gets its turn before
+    the search draws at will (Hypothesis's draws favour some), and the first changes are the ones
+    that keep what the plan was written to break."""
+    rng = component_random(seed, "explore.catalogue")
+    order = list(known)
+    rng.shuffle(order)
+    for plan in order:
+        yield random_variation(plan, rng, kinds=kinds, gentle=True)
+
+
+class _Remembered:
+    """The shrunk findings of earlier searches with the same key, kept beside Hypothesis's own
+    database (``findings.json``): a rerun tries them first, and so finds the same failure at once."""
+
+    def __init__(self, database: Path | None, key: str) -> None:
+        self._path = None if database is None else database / "findings.json"
+        self._key = key
+
+    def _load(self) -> dict[str, Any]:
+        if self._path is None:
+            return {}
+        try:
+            doc = json.loads(self._path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return doc if isinstance(doc, dict) else {}
+
+    def plans(self, workload: str) -> list[Plan]:
+        raw = self._load().get(self._key)
+        if not isinstance(raw, dict):
+            return []
+        try:
+            return [Plan(workload, tuple(raw["entries"]), dict(raw["world"]), raw.get("origin"),
+                         float(raw.get("deadline_s", DEADLINE_S)))]
+        except (KeyError, TypeError):
+            return []
+
+    def keep(self, plan: Plan) -> None:
+        if self._path is None:
+            return
+        doc = self._load()
+        doc[self._key] = {"entries": list(plan.entries), "world": dict(plan.world), "origin": plan.origin,
+                          "deadline_s": plan.deadline_s}
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _minimize(plan: Plan, breaks: Callable[[Plan], bool]) -> None:
+    """Finish the shrink greedily (Hypothesis keeps the earliest, simplest-looking choices and may
+    not try dropping an entry or a world option): take each one-step simplification that still
+    breaks the same counter, until none does (``breaks`` records the smaller plan)."""
     changed = True
     while changed:
         changed = False
-        for i in range(len(plan)):
-            if len(plan) > 1 and breaks(plan[:i] + plan[i + 1:]):
-                plan = plan[:i] + plan[i + 1:]
+        for smaller in simpler(plan):
+            if breaks(smaller):
+                plan = smaller
                 changed = True
                 break
-        if changed:
-            continue
-        for i, entry in enumerate(plan):
-            for simpler in _simpler(entry):
-                if breaks(plan[:i] + [simpler] + plan[i + 1:]):
-                    plan = plan[:i] + [simpler] + plan[i + 1:]
-                    changed = True
-                    break
-            if changed:
-                break
 
 
-def _simpler(entry: PlanEntry) -> list[PlanEntry]:
-    out = []
-    if entry.at is not None and (entry.at.times or 0) != 1:
-        out.append(dataclasses.replace(entry, at=dataclasses.replace(entry.at, times=1)))
-    if entry.at is not None and entry.at.nth > 1:
-        out.append(dataclasses.replace(entry, at=dataclasses.replace(entry.at, nth=1)))
-    out += [dataclasses.replace(entry, params={k: v for k, v in entry.params.items() if k != name})
-            for name in entry.params if name != "point"]
-    return out
-
-
-def _size(plan: Sequence[PlanEntry]) -> tuple[int, int]:
-    return (len(plan), sum((e.at.nth + (e.at.times or 9)) if e.at is not None else 1 for e in plan))
-
-
-def _judge(result: Exploration, base: Scenario, candidate: str, seed: int, plan: list[PlanEntry]) -> Finding | None:
-    scenario = plan_scenario(base, plan)
-    doc, _ = run_once(scenario, candidate, seed)
-    for entry, fault in zip(plan, doc["faults"]):
-        result.kinds_tried[entry.kind] += 1
-        result.kinds_fired[entry.kind] += fault.get("status") == "fired"
-        if entry.at is not None:
-            result.channels[f"{entry.at.method} {entry.at.service}{entry.at.route}"] += 1
+def _judge(result: Exploration, plan: Plan, doc: dict[str, Any] | None) -> Finding | None:
+    """Account for ``plan``'s run (``doc``; None: no scenario file could state the plan) and say
+    whether it is a finding."""
+    if doc is None:
+        result.invalid_plans += 1
+        return None
+    result.plans_run += 1
+    if plan.origin is not None:
+        result.variations[plan.origin] += 1
+    for part, options in (("params", plan.world.get("params") or {}),
+                          *((f"services.{k}", v) for k, v in (plan.world.get("services") or {}).items())):
+        for name in options:
+            result.worlds[f"{part}.{name}"] += 1
+    if int(plan.world.get("workers", 1)) > 1:
+        result.worlds["workers"] += 1
+    for fault in doc["faults"]:
+        result.kinds_tried[fault["kind"]] += 1
+        result.kinds_fired[fault["kind"]] += fault.get("status") == "fired"
+        if fault.get("channel") and not str(fault.get("channel", "")).startswith("the "):
+            method, service, route = (str(fault["channel"]).split(" ", 2) + ["", ""])[:3]
+            result.channels[f"{method} {service}{route}"] += 1
     error = doc.get("error")
     if error is not None:
         if error["kind"] == "harness":
             result.harness_errors.append(str(error["message"]))
+            return None
+        if error["kind"] == "setup":  # the plan needs what this candidate does not offer (webhooks): not a finding
+            result.invalid_plans += 1
+            result.plans_run -= 1
             return None
         return Finding(plan, "candidate_error", str(error["message"]), doc["reproduce"])
     for c in doc["checkers"]:
@@ -209,7 +281,7 @@ def _judge(result: Exploration, base: Scenario, candidate: str, seed: int, plan:
             result.at_risk[c["name"]] += 1
     broken = [c for c in doc["checkers"] if c["verdict"] == "fail" and c["name"] not in _NOT_FINDINGS
               and (c["class"] == "safety" or c["name"] in _LIVENESS_FINDINGS)]
-    if not broken:
-        return None
+    if not broken or any(f.get("status") == "unfired" for f in doc["faults"]):
+        return None  # a plan with an entry that never fired tests nothing with it: a correct candidate gets unknown
     first = sorted(broken, key=lambda c: c["name"])[0]
     return Finding(plan, first["name"], first["because"], doc["reproduce"])

@@ -8,37 +8,28 @@ passes it whatever the plan made impossible) and has an empty ``must_catch``, re
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from durable_harness.harness.explore._explorer import Exploration, Finding
+from durable_harness.harness.explore._plans import plan_raw
 from durable_harness.harness.scenario import load_scenario
 
 __all__ = ["coverage_lines", "export", "scenario_yaml"]
 
 
 def scenario_yaml(exploration: Exploration, finding: Finding) -> tuple[str, str]:
-    """(scenario id, YAML text) of a finding."""
-    plan = [e.to_yaml() for e in finding.plan]
-    digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()[:8]
-    scenario_id = f"found-{finding.counter.replace('_', '-')}-{digest}"
-    doc: dict[str, Any] = {
-        "id": scenario_id,
-        "title": f"Found by exploration: {finding.counter}",
-        "covers": f"{finding.counter} (a plan found by durable-harness explore, seed {exploration.seed}, "
-                  f"against {exploration.candidate})",
-        "workload": {"kind": exploration.workload},
-        "faults": [e.to_yaml() for e in finding.plan if not e.action],
-        "expect": {"outcome": "from_world", "max_redone_steps": 1000},
-        "must_catch": [],
-    }
-    actions = [e.to_yaml() for e in finding.plan if e.action]
-    if actions:
-        doc["actions"] = actions
+    """(scenario id, YAML text) of a finding. It carries the exploration's seed, so it replays the
+    run that found it."""
+    plan = finding.plan
+    scenario_id = f"found-{finding.counter.replace('_', '-')}-{plan.digest()}"
+    origin = f"; a variation of the catalogue's {plan.origin}" if plan.origin else ""
+    covers = (f"{finding.counter} (a plan found by durable-harness explore, seed {exploration.seed}, against "
+              f"{exploration.candidate}{origin})")
+    doc = plan_raw(plan, scenario_id, covers=covers, seed=exploration.seed)
+    doc["title"] = f"Found by exploration: {finding.counter}"
     head = (f"# Found by `durable-harness explore --candidate {exploration.candidate} --workload {exploration.workload} "
             f"--seed {exploration.seed}` after {exploration.plans_run} plans;\n# it broke {finding.counter}: "
             f"{finding.because[:300]}\n")
@@ -63,6 +54,13 @@ def coverage_lines(exploration: Exploration) -> list[str]:
                                                          for k, n in sorted(exploration.kinds_tried.items())))
     if exploration.channels:
         lines.append("trigger channels: " + ", ".join(f"{c} x{n}" for c, n in sorted(exploration.channels.items())))
+    if exploration.variations:
+        lines.append(f"variations of {len(exploration.variations)} catalogue scenarios: "
+                     f"{sum(exploration.variations.values())} plans")
+    if exploration.worlds:
+        lines.append("world options: " + ", ".join(f"{w} x{n}" for w, n in sorted(exploration.worlds.items())))
+    if exploration.invalid_plans:
+        lines.append(f"plans no scenario file could state (not run): {exploration.invalid_plans}")
     lines.append("counters ever at risk: " + (", ".join(f"{c} x{n}" for c, n in sorted(exploration.at_risk.items()))
                                              or "none"))
     if exploration.harness_errors:

@@ -43,6 +43,12 @@ class RequestFault:
         """What the schema cannot say is wrong with a fault's parameters: (field, why), or None."""
         return None
 
+    @classmethod
+    def scenario_problem(cls, fault: Mapping[str, Any], scenario: Mapping[str, Any]) -> tuple[str, str] | None:
+        """What is wrong with the fault in this scenario's world (a world no correct candidate could
+        pass): (field, why), or None."""
+        return None
+
     def __init__(self, index: int, trigger: Trigger, params: Mapping[str, Any]) -> None:
         self.index = index
         self.trigger = trigger

@@ -15,6 +15,7 @@ answer reaches no one. Needs ``workers`` of 2 or more; the run's history shows t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from durable_harness.harness.faults._base import Action, FaultContext, Hold
@@ -28,6 +29,20 @@ __all__ = ["PauseWorker"]
 class PauseWorker(RequestFault):
     point = "before"
     min_workers = 2
+    @classmethod
+    def scenario_problem(cls, fault: Mapping[str, Any], scenario: Mapping[str, Any]) -> tuple[str, str] | None:
+        """A dead worker's write delivered after the takeover can only be stopped by the resource:
+        without a fencing gateway no correct control plane could keep it from landing twice."""
+        at = fault.get("at") or {}
+        if not fault.get("kill") or fault.get("point", "before") != "before" or at.get("method") == "GET":
+            return None
+        fenced = ((scenario.get("services") or {}).get("wordpress") or {}).get("fencing") == "header"
+        if at.get("service") == "wordpress" and fenced:
+            return None
+        return "kill", (f"a killed worker's {at.get('method')} {at.get('service')} request held before delivery reaches "
+                        "the service after another worker took over, and only the resource can refuse it: give a "
+                        "WordPress write with services.wordpress.fencing: header, or point: after, or a GET")
+
     params_schema = {
         "worker": {"type": "string", "pattern": "^(any|worker-[1-9])$", "default": "any",
                    "description": "the worker paused (any: whichever made the request); the trigger counts its requests"},

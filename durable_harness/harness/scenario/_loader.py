@@ -26,7 +26,7 @@ from durable_harness.harness.scenario._bounded import BoundedYamlError, load_bou
 from durable_harness.harness.scenario._model import ActionSpec, Expect, FaultSpec, Scenario, WorkloadSpec
 from durable_harness.harness.scenario._schema import scenario_validator
 
-__all__ = ["ScenarioError", "catalogue_dir", "load_scenario", "load_scenarios", "scenario_paths"]
+__all__ = ["ScenarioError", "catalogue_dir", "load_scenario", "load_scenarios", "scenario_from_raw", "scenario_paths"]
 
 
 class ScenarioError(ValueError):
@@ -82,6 +82,12 @@ def load_scenario(path: Path | str) -> Scenario:
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ScenarioError(f"{path}: {where}not valid YAML: {_one_line(str(problem))}") from err
+    return scenario_from_raw(raw, path)
+
+
+def scenario_from_raw(raw: object, path: Path) -> Scenario:
+    """The scenario a parsed scenario file holds (``raw``: its YAML as plain data), checked as a file
+    is: the schema, then the names the schema cannot check. ``path`` names it in every message."""
     if not isinstance(raw, dict):
         raise ScenarioError(f"{path}: (top level): expected a mapping of scenario fields, got {_show(raw)}")
     errors = sorted(scenario_validator().iter_errors(raw), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
@@ -135,7 +141,7 @@ def _check_names(path: Path, raw: dict[str, Any]) -> None:
     workers = int(raw.get("workers", 1))
     for i, fault in enumerate(raw.get("faults") or []):
         cls = get_fault_kind(str(fault.get("kind")))
-        problem = cls.param_problem(fault)
+        problem = cls.param_problem(fault) or cls.scenario_problem(fault, raw)
         if problem is not None:
             field, why = problem
             raise ScenarioError(f"{path}: faults[{i}].{field}: {why}")
@@ -185,7 +191,7 @@ def _build(path: Path, raw: dict[str, Any]) -> Scenario:
                               allowed_tools=tuple(w["allowed_tools"]) if "allowed_tools" in w else None),
         faults=faults,
         expect=Expect(outcome=e["outcome"], max_steps=e.get("max_steps", 500), deadline_s=float(e.get("deadline_s", 3600.0)),
-                      max_redone_steps=e.get("max_redone_steps", 0)),
+                      max_redone_steps=e.get("max_redone_steps", 0), quiesce_s=float(e.get("quiesce_s", 300.0))),
         must_catch=tuple(raw["must_catch"]),
         source=path,
         seed=raw.get("seed"),

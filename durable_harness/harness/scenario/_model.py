@@ -50,6 +50,7 @@ class Expect:
     max_steps: int = 500
     deadline_s: float = 3600.0
     max_redone_steps: int = 0
+    quiesce_s: float = 300.0  # after the heal, the candidate settles until max(deadline_s, heal + quiesce_s)
 
 
 @dataclass(frozen=True)
