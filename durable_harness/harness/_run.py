@@ -381,8 +381,10 @@ def in_process() -> bool:
 def _quiesce_until(scenario: Scenario, clock: Any) -> float:
     """The end of the quiesce phase: the scenario's deadline, or ``expect.quiesce_s`` after the heal
     when the chaos ran that far (a fault that never let go must still leave the candidate time to
-    settle once the world is whole again)."""
-    return max(scenario.expect.deadline_s, float(clock.now()) + scenario.expect.quiesce_s)
+    settle once the world is whole again). Never past the deadline plus ``quiesce_s``: a candidate
+    that slept the clock beyond that has had its time."""
+    last = scenario.expect.deadline_s + scenario.expect.quiesce_s
+    return max(scenario.expect.deadline_s, min(float(clock.now()) + scenario.expect.quiesce_s, last))
 
 
 def _drive(world: World, driver: Driver, scenario: Scenario, job_id: str, steps: int, *, quiesce: bool = False,
