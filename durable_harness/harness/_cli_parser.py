@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from durable_harness.harness._cli_explore import add_explore_parser
-from durable_harness.harness._run import MAX_SEED
+from durable_harness.harness._seeds import MAX_SEED
 
 __all__ = ["build_parser"]
 

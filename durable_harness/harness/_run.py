@@ -28,6 +28,7 @@ from durable_harness.harness._postgres import ScratchDatabase, admin_url
 from durable_harness.harness._realtime import time_scale
 from durable_harness.harness._redact import redact_text
 from durable_harness.harness._rundoc import FORMAT, HISTORY_FILE, harness_provenance, redact, write_run
+from durable_harness.harness._seeds import MAX_SEED
 from durable_harness.harness._workers import Workers
 from durable_harness.harness._world import World
 from durable_harness.harness.candidate import (
@@ -44,7 +45,6 @@ from durable_harness.harness.verdict import combine, exit_code
 
 __all__ = ["KEEP_DB", "MAX_SEED", "RunInterrupted", "keep_candidate_files", "reproduce_command", "run_once", "validate_seed"]
 
-MAX_SEED = 2**64 - 1
 SETTLED = tuple(o for o in OUTCOMES if o != "running")
 _IDLE_POLL_S = 1.0
 _QUIET_STEPS = 3

@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import random
 
-__all__ = ["component_random", "derive_seed", "scenario_seed"]
+__all__ = ["MAX_SEED", "component_random", "derive_seed", "scenario_seed"]
+
+MAX_SEED = 2**64 - 1  # a seed is 0 to 2**64-1
 
 
 def derive_seed(root_seed: int, component: str) -> int:

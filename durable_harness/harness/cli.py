@@ -34,11 +34,9 @@ from typing import IO, Any
 from durable_harness.harness._cli_output import final_lines
 from durable_harness.harness._cli_parser import build_parser
 from durable_harness.harness._progress import Progress
-from durable_harness.harness._run import RunInterrupted
 from durable_harness.harness._shard import Shard, ShardError, parse_shard, select
 from durable_harness.harness.candidate import CandidateSpecError, is_command
 from durable_harness.harness.candidate._probe import probe_candidate
-from durable_harness.harness.scenario import ScenarioError, catalogue_dir, load_scenarios
 from durable_harness.harness.verdict import EXIT_MEANING, worst_exit
 
 __all__ = ["main"]
@@ -88,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _ARGV[:] = sys.argv[1:] if argv is None else list(argv)
     args = build_parser({"run": _cmd_run, "sweep": _cmd_sweep, "validate": _cmd_validate, "list": _cmd_list,
                          "render": _cmd_render, "merge": _cmd_merge, "explore": _cmd_explore}).parse_args(argv)
+    from durable_harness.harness.scenario import ScenarioError  # after parsing: `--help` stays light
+
     report: Path | None = getattr(args, "report", None)
     try:
         with _signals_as_interrupts():
@@ -168,6 +168,8 @@ def _paths(given: Sequence[str]) -> list[Path | str]:
 def _catalogue() -> Path:
     """The bundled catalogue, relative to the working directory when it lies below it, so that
     reproduce commands stay short and work from a checkout."""
+    from durable_harness.harness.scenario import catalogue_dir
+
     path = catalogue_dir()
     try:
         return path.relative_to(Path.cwd())
@@ -182,6 +184,8 @@ def _cmd_explore(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from durable_harness.harness.scenario import load_scenarios
+
     scenarios = load_scenarios(_paths(args.paths))
     for s in scenarios:
         print(f"ok  {s.source}  ({s.id})")
@@ -191,6 +195,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _cmd_list(args: argparse.Namespace) -> int:
     from durable_harness.harness._listing import listing
+
+    from durable_harness.harness.scenario import load_scenarios
 
     print(listing(load_scenarios(_paths(args.paths))))
     return 0
@@ -267,6 +273,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     shard = _shard(args.shard)
     _keep_candidate_db(args.keep_candidate_db)
     _toxiproxy(args.toxiproxy)
+    from durable_harness.harness.scenario import ScenarioError, load_scenarios
+
     scenarios = load_scenarios(_paths(args.scenario))  # all validated before anything runs
     if not scenarios:
         raise ScenarioError("no scenario files found; give --scenario PATH")
@@ -299,6 +307,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _each(items: Sequence[Any], name: Callable[[Any], str], run: Callable[[Any], dict[str, Any]],
           docs: list[dict[str, Any]], index: Any, quiet_passes: bool = False) -> bool:
     """Run each item, keeping its document and the index; True when a signal stopped the run."""
+    from durable_harness.harness._run import RunInterrupted
+
     progress = Progress(len(items), quiet_passes=quiet_passes)
     try:
         for item in items:

@@ -6,7 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from durable_harness.candidates.reference import ReferencePlane, Safeguards
+from durable_harness.candidates.mutant_family import BUGS
+from durable_harness.candidates.reference._plane import ReferencePlane
+from durable_harness.candidates.reference._safeguards import Safeguards
 
 __all__ = ["MUTANTS", "Mutant", "get_mutant", "mutant_names"]
 
@@ -24,12 +26,15 @@ class Mutant:
 MUTANTS: dict[str, Mutant] = {}
 
 
-def register(name: str, bug: str, **switched_off: bool) -> Mutant:
+def register(name: str, **switched_off: bool) -> Mutant:
+    """The mutant ``name`` (declared, with its bug, in ``mutant_family.BUGS``) switches one safeguard off."""
     if name in MUTANTS:
         raise RuntimeError(f"mutant {name!r} is registered twice")
+    if name not in BUGS:
+        raise RuntimeError(f"mutant {name!r} is not declared in durable_harness.candidates.mutant_family.BUGS")
     if len(switched_off) != 1 or any(switched_off.values()):
         raise ValueError(f"mutant {name!r} must switch off exactly one safeguard, got {switched_off!r}")
-    MUTANTS[name] = Mutant(name, bug, Safeguards(**switched_off))
+    MUTANTS[name] = Mutant(name, BUGS[name], Safeguards(**switched_off))
     return MUTANTS[name]
 
 

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("accept-forged-webhook", "answers 2xx to webhooks it could not verify", refuse_forged_webhooks=False)
+MUTANT = register("accept-forged-webhook", refuse_forged_webhooks=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("approval-no-digest", "publishes content that changed after it was approved", approval_bound_to_digest=False)
+MUTANT = register("approval-no-digest", approval_bound_to_digest=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("approval-not-version-bound", "publishes a superseded task version under its old approval", approval_bound_to_version=False)
+MUTANT = register("approval-not-version-bound", approval_bound_to_version=False)

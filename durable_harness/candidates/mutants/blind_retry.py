@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("blind-retry", "retries a write with an unknown outcome without reconciling it", reconcile_before_retry=False)
+MUTANT = register("blind-retry", reconcile_before_retry=False)

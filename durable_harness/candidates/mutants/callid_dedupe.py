@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("callid-dedupe", "keys its writes on the call id, so a re-issued action is done twice", key_by_business_action=False)
+MUTANT = register("callid-dedupe", key_by_business_action=False)

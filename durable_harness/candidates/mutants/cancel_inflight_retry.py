@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("cancel-inflight-retry", "retries the in-flight write after the cancellation", no_writes_after_cancel=False)
+MUTANT = register("cancel-inflight-retry", no_writes_after_cancel=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("create-session-on-empty-listing", "creates a second session when one lagging listing is empty", wait_for_listing=False)
+MUTANT = register("create-session-on-empty-listing", wait_for_listing=False)

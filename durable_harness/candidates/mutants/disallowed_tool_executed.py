@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("disallowed-tool-executed", "executes tools outside the job's allowed tools", enforce_allowed_tools=False)
+MUTANT = register("disallowed-tool-executed", enforce_allowed_tools=False)

@@ -3,5 +3,4 @@ again without a lookup; a proxy's 502 after WordPress committed the draft makes 
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("error-means-not-applied", "takes a 5xx after a write as proof it was not applied and creates again",
-                  server_error_is_unknown=False)
+MUTANT = register("error-means-not-applied", server_error_is_unknown=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("first-page-only", "reads only the first page of the session's items when it rebuilds state", page_all_items=False)
+MUTANT = register("first-page-only", page_all_items=False)

@@ -3,5 +3,4 @@ whose listing is not filtered by operation key it misses its own write on page 2
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("first-page-reconcile", "looks for a lost write on the first page of the listing only",
-                  page_all_lookups=False)
+MUTANT = register("first-page-reconcile", page_all_lookups=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("ignore-cancel", "acknowledges a cancellation and goes on working", honour_cancel=False)
+MUTANT = register("ignore-cancel", honour_cancel=False)

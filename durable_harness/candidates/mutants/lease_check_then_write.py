@@ -2,5 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("lease-check-then-write", "checks its lease, then writes without holding the writer lock (a pause lets "
-                  "another worker take over first)", hold_write_lock=False)
+MUTANT = register("lease-check-then-write", hold_write_lock=False)

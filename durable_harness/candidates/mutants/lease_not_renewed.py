@@ -2,5 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("lease-not-renewed", "takes its lease once and never renews or checks it: it writes on after a takeover",
-                  renew_leases=False)
+MUTANT = register("lease-not-renewed", renew_leases=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("new-session-on-restart", "after a restart, starts the job over in a new session", resume_existing_session=False)
+MUTANT = register("new-session-on-restart", resume_existing_session=False)

@@ -2,5 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("no-fencing-token", "sends its writes without the lease's fencing token (X-Fencing-Token)",
-                  fencing_token=False)
+MUTANT = register("no-fencing-token", fencing_token=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("no-lease", "takes no lease: with two workers, both work the job", leases=False)
+MUTANT = register("no-lease", leases=False)

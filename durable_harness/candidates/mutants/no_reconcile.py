@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("no-reconcile", "leaves UNKNOWN operations unresolved", resolve_unknowns=False)
+MUTANT = register("no-reconcile", resolve_unknowns=False)

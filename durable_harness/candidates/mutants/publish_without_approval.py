@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("publish-without-approval", "publishes a draft without an approval in force", require_approval=False)
+MUTANT = register("publish-without-approval", require_approval=False)

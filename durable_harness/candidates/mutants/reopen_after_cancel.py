@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("reopen-after-cancel", "forgets a cancellation on restart and reopens the job", persist_cancel=False)
+MUTANT = register("reopen-after-cancel", persist_cancel=False)

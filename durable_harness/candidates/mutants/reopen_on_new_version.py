@@ -2,5 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("reopen-on-new-version", "works a new task version of a job the user cancelled (the cancel is not final)",
-                  cancel_survives_new_version=False)
+MUTANT = register("reopen-on-new-version", cancel_survives_new_version=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("resubmit-on-drop", "submits the task again when the event stream drops", read_after_drop=False)
+MUTANT = register("resubmit-on-drop", read_after_drop=False)

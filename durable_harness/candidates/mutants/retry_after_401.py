@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("retry-after-401", "keeps using a credential that was refused as revoked", stop_on_refused_credentials=False)
+MUTANT = register("retry-after-401", stop_on_refused_credentials=False)

@@ -2,5 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("sdk-retries-create", "lets the SDK retry a session create on its own (no key: a second session)",
-                  no_sdk_retry_of_unkeyed_writes=False)
+MUTANT = register("sdk-retries-create", no_sdk_retry_of_unkeyed_writes=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("size-only-check", "accepts an artifact whose size matches, whatever its bytes", verify_artifact_digest=False)
+MUTANT = register("size-only-check", verify_artifact_digest=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("stale-approval", "caches an approval and ignores its revocation or expiry", recheck_approval=False)
+MUTANT = register("stale-approval", recheck_approval=False)

@@ -3,5 +3,4 @@ its operation key, so on a busy site it adopts someone else's post or upload of 
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("title-reconcile", "reconciles a lost write by its title or file name, not its operation key",
-                  reconcile_by_operation_key=False)
+MUTANT = register("title-reconcile", reconcile_by_operation_key=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("trust-agent-text", "takes the agent's own words as the job's outcome", ignore_agent_text=False)
+MUTANT = register("trust-agent-text", ignore_agent_text=False)

@@ -3,4 +3,4 @@ results from before the sandbox was replaced."""
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("trust-environment-id", "trusts the environment id: accepts results from a replaced sandbox", verify_environment=False)
+MUTANT = register("trust-environment-id", verify_environment=False)

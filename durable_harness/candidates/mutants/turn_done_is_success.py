@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("turn-done-is-success", "takes the agent's completed turn as the job's success", judge_by_ledger=False)
+MUTANT = register("turn-done-is-success", judge_by_ledger=False)

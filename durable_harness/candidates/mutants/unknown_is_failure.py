@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("unknown-is-failure", "records an indefinite error as a definite failure", unknown_is_not_failure=False)
+MUTANT = register("unknown-is-failure", unknown_is_not_failure=False)

@@ -2,4 +2,4 @@
 
 from durable_harness.candidates.mutants._registry import register
 
-MUTANT = register("webhook-unverified", "acts on webhooks without verifying their signature", verify_webhooks=False)
+MUTANT = register("webhook-unverified", verify_webhooks=False)

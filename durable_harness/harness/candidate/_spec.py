@@ -3,7 +3,7 @@
 Candidates register through the entry-point group ``durable_harness.candidates``, as pytest
 plugins do. An entry point names either one factory (``reference = durable_harness.candidates.reference:create``:
 ``--candidate reference``) or a family, a mapping of names to factories (``mutant =
-durable_harness.candidates.mutants:FACTORIES``: ``--candidate mutant:blind-retry``). Any other value is an import
+durable_harness.candidates.mutant_family:FAMILY``: ``--candidate mutant:blind-retry``). Any other value is an import
 path, ``package.module:factory``, imported with the working directory on the import path (as
 ``python -m`` does), so a control plane in the current checkout needs no install.
 
@@ -127,7 +127,17 @@ def _process_stand_in(spec: str) -> Callable[[Any], Any]:
 
 
 def describe_candidate(spec: str) -> str:
-    """One line about a candidate: a family member's ``bug``, or its factory's docstring."""
+    """One line about a candidate: what its family says of it (a family mapping may offer
+    ``describe(member)``, so that listing does not import every member), a family member's ``bug``,
+    or its factory's docstring."""
+    family, sep, member = spec.partition(":")
+    if sep and not is_command(spec) and family in _entry_points():
+        describe = getattr(_load(family), "describe", None)
+        if callable(describe):
+            try:
+                return str(describe(member))
+            except KeyError:
+                pass  # resolve_candidate names what is wrong
     factory = resolve_candidate(spec)
     bug = getattr(getattr(factory, "__self__", None), "bug", None)
     if isinstance(bug, str):
