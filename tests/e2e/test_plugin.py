@@ -62,3 +62,19 @@ def test_with_alluredir_each_scenario_is_one_allure_test_with_labels_and_attachm
     history = next(a for a in failed["attachments"] if a["name"] == "history.jsonl")
     assert b'"process":"worker-1"' in (pytester.path / "out" / history["source"]).read_bytes()
     assert "Reproduce: `durable-harness run --candidate mutant:blind-retry" in failed["description"]
+
+
+@pytest.mark.slow  # two explorations (one per workload) of up to 15 s each, in a pytest subprocess
+def test_dh_explore_adds_one_exploration_per_workload_and_a_finding_fails_with_its_scenario(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--dh-explore=15s", "--dh-candidate=mutant:blind-retry", "-p", "no:cacheprovider",
+                                           "-rA")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) + outcomes.get("passed", 0) == 2, result.stdout.str()
+    assert outcomes.get("failed", 0) >= 1
+    result.stdout.fnmatch_lines(["*explore[[]article[]] found a plan that breaks *", "*must_catch: []*"])
+
+
+def test_dh_explore_refuses_a_budget_that_is_not_one(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--dh-explore=0s", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dh-explore: *'0s' is not a budget*"])
