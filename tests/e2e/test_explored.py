@@ -69,3 +69,8 @@ must_catch: []
         load_scenario(path)
     path.write_text(path.read_text().replace("workers: 2\n", "workers: 2\nservices: {wordpress: {fencing: header}}\n"))
     assert load_scenario(path).workers == 2
+
+
+def test_a_403_from_the_sessions_api_ends_the_job_as_the_world_shows_it() -> None:
+    doc = run_scenario(load_scenario(HERE / "sessions-listing-forbidden.yaml"), "reference")
+    assert doc["outcome"]["claimed"] == doc["outcome"]["truth"] == "failed"

@@ -17,7 +17,8 @@ from durable_harness.candidates.reference._store import OpRow
 
 __all__ = ["CANCEL", "REFUSED", "raise_refusal", "recovery_summary", "once", "send", "user_message"]
 
-# The sessions API refusing the key (revoked, or not allowed): never retried, never worked around.
+# The sessions API refusing the key (401: revoked) or the request for good (403): never retried, never
+# worked around. The step loop tells them apart: a revoked key waits for a human, a 403 ends the job.
 REFUSED = (openai.AuthenticationError, openai.PermissionDeniedError)
 
 

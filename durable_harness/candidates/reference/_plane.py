@@ -156,7 +156,9 @@ class ReferencePlane:
                     progressed = self.publisher.step(job) or progressed
             except LeaseLost:  # another worker took the job over: leave it to it
                 continue
-            except REFUSED as err:  # the sessions API refused the key: stop, and wait for a human
+            except openai.PermissionDeniedError as err:  # 403: this request is refused for good; the key stands
+                progressed = self._forbidden(job, err) or progressed
+            except REFUSED as err:  # 401: the sessions API refused the key: stop, and wait for a human
                 if self.sg.stop_on_refused_credentials:
                     self._block(job, f"the sessions API refused the key ({type(err).__name__})")
                     progressed = True
@@ -204,6 +206,16 @@ class ReferencePlane:
         if fresh.spec.get("workload") == "coding" and self._delivered(fresh):
             outcome = "completed"  # the delivery was accepted: the work is done, whatever comes after
         self.store.update_job(fresh, outcome=outcome, note=reason, checkpoint={**fresh.checkpoint, "blocked": reason})
+
+    def _forbidden(self, job: JobRow, err: openai.PermissionDeniedError) -> bool:
+        """A 403 from the sessions API is definite (docs/contract.md): the request would fail the same
+        way again, and the job cannot go on without it. A running job ends, as what the world shows
+        (work done before stays done); a job that is settling or awaiting approval reads again later."""
+        fresh = next((j for j in self.store.jobs(job.job_id) if j.task_version == job.task_version), job)
+        if fresh.outcome != "running":
+            return False
+        self._session_lost(fresh, f"the sessions API refused a request for good (HTTP {err.status_code})")
+        return True
 
     def _published(self, job: JobRow, changes: dict[str, Any]) -> None:
         self.store.update_job(job, phase="published", outcome="completed", checkpoint={**job.checkpoint, **changes})
