@@ -112,10 +112,14 @@ def cancelled(truth: Mapping[str, Any], job: Mapping[str, Any]) -> Outcome | Non
     return Outcome("cancelled", f"the user cancelled the job at t={cancel.get('at_s')}s and the candidate acknowledged it")
 
 
-def waiting_for_credentials(work: Outcome, truth: Mapping[str, Any], job: Mapping[str, Any]) -> Outcome:
+def waiting_for_credentials(work: Outcome, truth: Mapping[str, Any], job: Mapping[str, Any],
+                            services: Sequence[str] | None = None) -> Outcome:
     """Unfinished work whose credentials an operator revoked waits for a human (``needs_human``):
-    never done around them. The same for every workload; other outcomes are ``work`` as it is."""
-    revoked = [p for p in people_of(truth, job) if p.get("kind") == "revoke_credentials"]
+    never done around them. The same for every workload; other outcomes are ``work`` as it is.
+    ``services``: the services whose credentials the job's work needs (None: every one); a revoked
+    credential of a service the work never needs leaves the outcome to the work."""
+    revoked = [p for p in people_of(truth, job) if p.get("kind") == "revoke_credentials"
+               and (services is None or str(p.get("service")) in services)]
     if work.outcome != "failed" or not revoked:
         return work
     services = ", ".join(sorted({str(p.get("service")) for p in revoked}))

@@ -135,7 +135,7 @@ def outcome(truth: Json, job: Json) -> Outcome:
     stopped = cancelled(truth, job)
     if stopped is not None:
         return stopped
-    return waiting_for_credentials(_work(truth, job), truth, job)
+    return waiting_for_credentials(_work(truth, job), truth, job, services=("openai",))  # no other service's work
 
 
 def _work(truth: Json, job: Json) -> Outcome:
