@@ -457,6 +457,8 @@ class ReferencePlane:
             event["error"] = outcome.error or "failed"
         self.store.set_answer(session_id, action.call_id, outcome.operation_key, "SENT")
         for attempt in range(_ANSWER_ATTEMPTS):
+            if attempt and self.sg.no_writes_after_cancel and self._may_not_write() is not None:
+                return True  # cancelled (or blocked) while the last attempt was on its way: no tool result after it
             try:  # the same key on every retry: the sessions API dedupes it
                 self.api.beta.agents.sessions.events.create(
                     session_id, events=[event], idempotency_key=f"{session_id}/{action.call_id}")
