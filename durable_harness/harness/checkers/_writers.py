@@ -7,8 +7,9 @@ it checked a fencing token:
   for the job, although it was sent before that write committed (it was held: a paused worker, a
   network that delivers late; only a fencing token at the resource stops it);
 * **within another worker's lease**: when the candidate declares ``lease_ttl_s``, a write less than
-  that after another worker's last committed write (the contract: a worker that writes for a job
-  holds its lease for ``lease_ttl_s`` from that write).
+  that after another worker's last committed write was sent (the contract: a worker that writes for
+  a job holds its lease for ``lease_ttl_s`` from that write; a write held in flight, by a pause or a
+  slow network, renewed nothing while it was held, so its lease runs from when it was sent).
 
 Only committed writes count: a write a fencing gateway (or any fault) refused changed nothing.
 
@@ -81,9 +82,9 @@ def stale_writes(history: History, lease_ttl_s: float | None) -> list[StaleWrite
             continue
         if lease_ttl_s is not None and earlier:
             last = earlier[-1]
-            gap = write.time_s - last.time_s
+            gap = write.time_s - last.invoke.time_s
             if gap < lease_ttl_s:
                 found.append(StaleWrite(write.invoke, last.invoke, (
-                    f"{me} wrote {gap:g} s after {last.invoke.process}'s write for the job (op {last.invoke.op}), "
-                    f"within the lease of {lease_ttl_s:g} s that write holds: a stale writer")))
+                    f"{me} wrote {gap:g} s after {last.invoke.process} sent its write for the job (op "
+                    f"{last.invoke.op}), within the lease of {lease_ttl_s:g} s that write holds: a stale writer")))
     return found
