@@ -72,3 +72,17 @@ def test_one_worker_is_never_a_stale_writer() -> None:
     write(h, 1.0, "worker-1")
     held_write(h, 2.0, "worker-1", [(3.0, "worker-1")], 4.0)
     assert stale_writes(h, 1.0) == [] and judge(h, world(), JOB).verdict == "pass"
+
+
+def test_a_held_writes_lease_runs_from_when_it_was_sent() -> None:
+    """Worker-1 sends a write at 2 s and is paused past its lease; the write lands at 30 s, before
+    anyone else wrote (a fencing gateway had nothing newer to refuse it for), and worker-2, which
+    took the job over, writes at 32 s: the held write renewed nothing while it was held."""
+    h = History()
+    leases(h, 10.0)
+    write(h, 1.0, "worker-1", "/wp/v2/media")
+    held_write(h, 2.0, "worker-1", [], 30.0)
+    write(h, 32.0, "worker-2")
+    assert stale_writes(h, 10.0) == [] and judge(h, world()).verdict == "pass"
+    write(h, 35.0, "worker-1")  # but a write 3 s after worker-2 sent its own is within worker-2's lease
+    assert [s.write.process for s in stale_writes(h, 10.0)] == ["worker-1"] and judge(h, world()).verdict == "fail"
