@@ -79,3 +79,8 @@ def test_a_403_from_the_sessions_api_ends_the_job_as_the_world_shows_it() -> Non
 def test_a_credential_the_work_never_needs_does_not_make_it_wait_for_a_human() -> None:
     doc = run_scenario(load_scenario(HERE / "wordpress-revoked-in-a-coding-job.yaml"), "reference")
     assert doc["outcome"]["claimed"] == doc["outcome"]["truth"] == "failed"
+
+
+def test_a_refused_key_does_not_undo_an_acknowledged_cancellation() -> None:
+    doc = run_scenario(load_scenario(HERE / "key-revoked-as-the-user-cancels.yaml"), "reference")
+    assert doc["outcome"]["claimed"] == doc["outcome"]["truth"] == "cancelled"

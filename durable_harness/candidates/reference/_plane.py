@@ -203,7 +203,7 @@ class ReferencePlane:
         """A refused credential: the job stops here and waits for a human (unless it was cancelled)."""
         fresh = next((j for j in self.store.jobs(job.job_id) if j.task_version == job.task_version), job)
         outcome = fresh.outcome if fresh.outcome in ("cancelled", "completed") else "needs_human"
-        if fresh.spec.get("workload") == "coding" and self._delivered(fresh):
+        if outcome != "cancelled" and fresh.spec.get("workload") == "coding" and self._delivered(fresh):
             outcome = "completed"  # the delivery was accepted: the work is done, whatever comes after
         self.store.update_job(fresh, outcome=outcome, note=reason, checkpoint={**fresh.checkpoint, "blocked": reason})
 
@@ -557,6 +557,9 @@ class ReferencePlane:
     def _session_lost(self, job: JobRow, why: str) -> None:
         """The session failed or is gone: the job fails, unless its work was done before (a delivery the
         agent accepted stays accepted; the session's end does not undo it)."""
+        fresh = next((j for j in self.store.jobs(job.job_id) if j.task_version == job.task_version), job)
+        if fresh.outcome == "cancelled":
+            return  # the user's cancellation stands, whatever ended the session (it came in meanwhile)
         if job.spec.get("workload") == "coding" and self._delivered(job):
             self.store.update_job(self.store.jobs(job.job_id)[-1], outcome="completed", note=f"{why}, after the delivery")
         else:
