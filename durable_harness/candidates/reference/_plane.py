@@ -201,7 +201,7 @@ class ReferencePlane:
 
     def _block(self, job: JobRow, reason: str) -> None:
         """A refused credential: the job stops here and waits for a human (unless it was cancelled)."""
-        fresh = next((j for j in self.store.jobs(job.job_id) if j.task_version == job.task_version), job)
+        fresh = self._reread(job)
         outcome = fresh.outcome if fresh.outcome in ("cancelled", "completed") else "needs_human"
         if outcome != "cancelled" and fresh.spec.get("workload") == "coding" and self._delivered(fresh):
             outcome = "completed"  # the delivery was accepted: the work is done, whatever comes after
@@ -211,7 +211,7 @@ class ReferencePlane:
         """A 403 from the sessions API is definite (docs/contract.md): the request would fail the same
         way again, and the job cannot go on without it. A running job ends, as what the world shows
         (work done before stays done); a job that is settling or awaiting approval reads again later."""
-        fresh = next((j for j in self.store.jobs(job.job_id) if j.task_version == job.task_version), job)
+        fresh = self._reread(job)
         if fresh.outcome != "running":
             return False
         self._session_lost(fresh, f"the sessions API refused a request for good (HTTP {err.status_code})")
@@ -557,7 +557,7 @@ class ReferencePlane:
     def _session_lost(self, job: JobRow, why: str) -> None:
         """The session failed or is gone: the job fails, unless its work was done before (a delivery the
         agent accepted stays accepted; the session's end does not undo it)."""
-        fresh = next((j for j in self.store.jobs(job.job_id) if j.task_version == job.task_version), job)
+        fresh = self._reread(job)
         if fresh.outcome == "cancelled":
             return  # the user's cancellation stands, whatever ended the session (it came in meanwhile)
         if job.spec.get("workload") == "coding" and self._delivered(job):

@@ -92,10 +92,6 @@ def _fast_load(text: str) -> Any:
         return _load(text, _FAST)
     except yaml.YAMLError:
         return _NOT_READ
-    except BoundedYamlError as err:
-        if isinstance(err.__cause__, (ValueError, TypeError, OverflowError, RecursionError, MemoryError)):
-            return _NOT_READ
-        raise
 
 
 def _load(text: str, loader: Any) -> Any:
