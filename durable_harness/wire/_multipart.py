@@ -15,8 +15,6 @@ not; nested multipart parts are read as the ``email`` parser reads them (no payl
 from __future__ import annotations
 
 import re
-from email.parser import BytesParser
-from email.policy import HTTP
 
 __all__ = ["Form", "parse_form"]
 
@@ -125,6 +123,9 @@ def _part(part: bytes) -> tuple[str | None, str | None, str, bytes] | None:
 
 
 def _email_form(content_type: str, body: bytes) -> Form:
+    from email.parser import BytesParser  # imported by the first multipart body, not by every command
+    from email.policy import HTTP
+
     head = f"Content-Type: {content_type}\r\n\r\n".encode()
     message = BytesParser(policy=HTTP).parsebytes(head + body)
     fields: dict[str, str] = {}

@@ -1,6 +1,6 @@
 """The light commands stay light: ``--help`` imports no part of the engine, and ``list`` and
 ``validate`` resolve every candidate name (``must_catch`` names mutants) without importing a control
-plane or the SDK. Time is the benchmark's business (``benchmarks/bench_speed.py --rows cli``); what
+plane, the SDK, a fake or the gate. Time is the benchmark's business (``benchmarks/bench_speed.py --rows cli``); what
 is held here is what gets imported."""
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ def test_list_and_validate_import_no_control_plane(command: str) -> None:
     code, modules = _imported(command)
     assert code == 0
     assert not _heavy(modules, "openai", "durable_harness.candidates.reference._plane", "durable_harness.candidates.mutants")
+    # nor a fake, the gate, an HTTP client or the e-mail parser: the schema needs only the specs' options
+    assert not _heavy(modules, "httpx", "respx", "email.parser", "durable_harness.harness._gate",
+                      "durable_harness.fakes.openai_agents", "durable_harness.fakes.approvals",
+                      "durable_harness.fakes.wordpress._service", "durable_harness.fakes._asgi")
 
 
 def test_the_family_declares_exactly_the_registered_mutants_and_their_bugs() -> None:

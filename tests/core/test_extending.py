@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import jsonschema
+
 from durable_harness.harness.faults import fault_kinds, get_fault_kind
 from durable_harness.harness.scenario._schema import scenario_schema
 
@@ -85,3 +87,25 @@ def test_the_scenario_schema_is_composed_from_every_registered_fault_kind() -> N
     by_kind = {r["if"]["properties"]["kind"]["const"]: r["then"]["properties"] for r in rules["allOf"]}
     for kind in fault_kinds():
         assert set(by_kind[kind]) - {"kind", "at"} == set(get_fault_kind(kind).params_schema), kind
+
+
+def test_the_bundled_scenario_schema_is_a_valid_json_schema() -> None:
+    # A start does not check the bundled composition against the meta-schema (0.1 s a start): this does.
+    jsonschema.Draft202012Validator.check_schema(scenario_schema())
+
+
+def test_a_plugin_whose_params_schema_is_not_json_schema_is_refused_at_its_first_validation(tmp_path: Path) -> None:
+    (tmp_path / "bad_plugin.py").write_text(textwrap.dedent('''
+        from durable_harness.harness.faults import RequestFault, fault_kind
+
+        @fault_kind("broken")
+        class Broken(RequestFault):
+            point = "before"
+            params_schema = {"level": {"type": "integer", "minimum": "high"}}
+    '''))
+    (tmp_path / "s.yaml").write_text(SCENARIO.replace("teapot", "broken").replace('    note: "I am a teapot"\n', ""))
+    driver = ("import sys, bad_plugin\nfrom durable_harness.harness import load_scenario\n"
+              "load_scenario(sys.argv[1])\n")
+    result = subprocess.run([sys.executable, "-c", driver, str(tmp_path / "s.yaml")], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode != 0 and "SchemaError" in result.stderr and "'high' is not of type 'number'" in result.stderr

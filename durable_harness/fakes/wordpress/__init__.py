@@ -6,10 +6,36 @@
 busy site (``_busy``).
 """
 
-from durable_harness.fakes.wordpress._busy import EDITOR_ACTIONS, Colleague, Lookalikes, seed_site
-from durable_harness.fakes.wordpress._errors import WPError
-from durable_harness.fakes.wordpress._fencing import FENCING_HEADER, FencingGateway
-from durable_harness.fakes.wordpress._service import WordPressFake
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from durable_harness.fakes.wordpress._busy import EDITOR_ACTIONS, Colleague, Lookalikes, seed_site
+    from durable_harness.fakes.wordpress._errors import WPError
+    from durable_harness.fakes.wordpress._fencing import FENCING_HEADER, FencingGateway
+    from durable_harness.fakes.wordpress._service import WordPressFake
 
 __all__ = ["Colleague", "EDITOR_ACTIONS", "FENCING_HEADER", "FencingGateway", "Lookalikes", "WPError", "WordPressFake",
            "seed_site"]
+
+_WHERE = {
+    **dict.fromkeys(("EDITOR_ACTIONS", "Colleague", "Lookalikes", "seed_site"), "durable_harness.fakes.wordpress._busy"),
+    "WPError": "durable_harness.fakes.wordpress._errors",
+    **dict.fromkeys(("FENCING_HEADER", "FencingGateway"), "durable_harness.fakes.wordpress._fencing"),
+    "WordPressFake": "durable_harness.fakes.wordpress._service",
+}
+
+
+def __getattr__(name: str) -> Any:  # lazy: a name's module is imported on first use (the light commands need none)
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from durable_harness.fakes.approvals import ApprovalsFake
 from durable_harness.harness._seeds import component_random
-from durable_harness.harness.candidate import ServiceEndpoint
 from durable_harness.harness.services._registry import BuiltService, ServiceContext, ServiceSpec, register_service
 from durable_harness.wire import Response
 
@@ -28,6 +26,9 @@ def _error_response(status: int, headers: Mapping[str, str]) -> Response:
 
 
 def _build(ctx: ServiceContext) -> BuiltService:
+    from durable_harness.fakes.approvals import ApprovalsFake  # imported when a run builds it, not by list/validate
+    from durable_harness.harness.candidate import ServiceEndpoint
+
     rng = component_random(ctx.seed, "world.secrets.approvals")
     token = "apr-" + "".join(rng.choice("0123456789abcdef") for _ in range(32))
     fake = ApprovalsFake(ctx.clock, token=token, host=HOST)

@@ -13,13 +13,14 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from durable_harness.fakes.openai_agents import SessionsFake
 from durable_harness.harness._seeds import component_random, derive_seed
-from durable_harness.harness.candidate import ServiceEndpoint
 from durable_harness.harness.services._registry import BuiltService, ServiceContext, ServiceSpec, register_service
 from durable_harness.wire import Response
+
+if TYPE_CHECKING:
+    from durable_harness.fakes.openai_agents import SessionsFake
 
 __all__ = ["HOST", "SPEC"]
 
@@ -35,6 +36,9 @@ def _error_response(status: int, headers: Mapping[str, str]) -> Response:
 
 
 def _build(ctx: ServiceContext) -> BuiltService:
+    from durable_harness.fakes.openai_agents import SessionsFake  # imported when a run builds it, not by list/validate
+    from durable_harness.harness.candidate import ServiceEndpoint
+
     rng = component_random(ctx.seed, "world.secrets.openai")
     api_key = "sk-harness-" + "".join(rng.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(32))
     webhook_secret = "whsec_" + base64.b64encode(rng.randbytes(32)).decode()

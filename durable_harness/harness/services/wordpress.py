@@ -32,14 +32,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from durable_harness.fakes.openai_agents.brains import ArticleJob, tiny_png, watermark
-from durable_harness.fakes.wordpress import EDITOR_ACTIONS, Colleague, FencingGateway, Lookalikes, WordPressFake, seed_site
+from durable_harness.fakes.wordpress._busy import EDITOR_ACTIONS
 from durable_harness.harness._seeds import component_random
-from durable_harness.harness.candidate import ServiceEndpoint
 from durable_harness.harness.services._registry import BuiltService, ServiceContext, ServiceSpec, register_service
 from durable_harness.wire import Response
+
+if TYPE_CHECKING:
+    from durable_harness.fakes.wordpress import Lookalikes, WordPressFake
 
 __all__ = ["HOST", "SPEC"]
 
@@ -100,6 +101,9 @@ def _error_response(status: int, headers: Mapping[str, str]) -> Response:
 
 def _lookalikes(job: Mapping[str, Any]) -> Lookalikes:
     """What the job's own content looks like, so a busy site can look like it."""
+    from durable_harness.fakes.openai_agents.brains import ArticleJob, tiny_png, watermark
+    from durable_harness.fakes.wordpress import Lookalikes
+
     job_id, version = str(job["job_id"]), str(job["task_version"])
     title: str = job_id
     filenames: tuple[str, ...] = ()
@@ -114,6 +118,8 @@ def _make_busy(ctx: ServiceContext, fake: WordPressFake) -> None:
     seed, editor = ctx.options.get("seed"), ctx.options.get("editor")
     if not seed and editor is None:
         return
+    from durable_harness.fakes.wordpress import Colleague, seed_site
+
     jobs = list(ctx.jobs.values())
     looks = _lookalikes(jobs[0])
     written = seed_site(fake, component_random(ctx.seed, "fakes.wordpress.seed"), seed or {}, looks,
@@ -137,6 +143,9 @@ def _make_busy(ctx: ServiceContext, fake: WordPressFake) -> None:
 
 
 def _build(ctx: ServiceContext) -> BuiltService:
+    from durable_harness.fakes.wordpress import FencingGateway, WordPressFake  # a run builds it; list/validate do not
+    from durable_harness.harness.candidate import ServiceEndpoint
+
     rng = component_random(ctx.seed, "world.secrets.wordpress")
     password = " ".join("".join(rng.choice(_PASSWORD_ALPHABET) for _ in range(4)) for _ in range(6))
     fake = WordPressFake(ctx.clock, username=USERNAME, app_password=password,

@@ -22,7 +22,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from durable_harness.fakes.openai_agents.brains.article import ArticleBrain
 from durable_harness.harness.workloads._registry import (
     Effect, Outcome, Workload, cancelled, register_workload, waiting_for_credentials,
 )
@@ -206,8 +205,15 @@ def _drafted(truth: Json, job: Json, _arg: str | None) -> bool:
     return any(e.kind == "post" and e.role == "article" and e.deleted_at is None for e in WORKLOAD.job_effects(truth, job))
 
 
+def _brain(jobs: Mapping[tuple[str, str], Mapping[str, Any]], seed: int) -> Any:
+    """The scripted agent (imported when a run builds the sessions fake, not by list/validate)."""
+    from durable_harness.fakes.openai_agents.brains.article import ArticleBrain
+
+    return ArticleBrain.factory(jobs, seed)
+
+
 WORKLOAD = register_workload(Workload(
-    name="article", params_schema=PARAMS_SCHEMA, build_job=build_job, brain=ArticleBrain.factory, roles=roles,
+    name="article", params_schema=PARAMS_SCHEMA, build_job=build_job, brain=_brain, roles=roles,
     phases=PHASES, effects=effects, outcome=outcome, checkpoint_problems=checkpoint_problems,
     creates={"wp_create_draft": "post", "wp_upload_media": "media"},
     conditions={"article_finished": _finished, "article_drafted": _drafted},

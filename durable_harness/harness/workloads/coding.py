@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from durable_harness.fakes.openai_agents.brains.coding import CodingBrain
 from durable_harness.harness.workloads._registry import (
     Effect, Outcome, Workload, cancelled, register_workload, waiting_for_credentials,
 )
@@ -205,8 +204,15 @@ def roles(job: Json) -> tuple[str, ...]:
     return ("report",)
 
 
+def _brain(jobs: Mapping[tuple[str, str], Mapping[str, Any]], seed: int) -> Any:
+    """The scripted agent (imported when a run builds the sessions fake, not by list/validate)."""
+    from durable_harness.fakes.openai_agents.brains.coding import CodingBrain
+
+    return CodingBrain.factory(jobs, seed)
+
+
 WORKLOAD = register_workload(Workload(
-    name="coding", params_schema=PARAMS_SCHEMA, build_job=build_coding_job, brain=CodingBrain.factory, roles=roles,
+    name="coding", params_schema=PARAMS_SCHEMA, build_job=build_coding_job, brain=_brain, roles=roles,
     phases=PHASES, effects=_no_effects, outcome=outcome, checkpoint_problems=checkpoint_problems,
     checkers=("accepted_forgeries", "faults_fired", "invalid_reports", "leftover_unknowns", "ledger_mismatches", "progress_loss", "resubmitted_tasks",
               "stuck_jobs", "abandoned_jobs", "unauthorized_calls", "unreported_effects", "wrong_checkpoint_advances", "wrong_outcome"),
