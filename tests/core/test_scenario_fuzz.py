@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from durable_harness.harness import ScenarioError, Scenario, load_scenario
 from durable_harness.harness.cli import main
 from durable_harness.harness.scenario._bounded import MAX_DEPTH, MAX_NODES
+from durable_harness.harness.scenario._schema import scenario_validators
 
 CATALOGUE = sorted((Path(__file__).parents[2] / "durable_harness" / "scenarios").glob("*.yaml"))
 TEXTS = {path.name: path.read_text("utf-8") for path in CATALOGUE}
@@ -128,6 +129,49 @@ def test_a_mutated_scenario_file_is_valid_or_one_line_naming_the_file(tmp_path_f
     path = tmp_path_factory.mktemp("fuzz") / "mutated.yaml"
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
     event(_one_line_error_or_scenario(path))
+
+
+@settings(max_examples=2 * FUZZ_EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(text=structural())
+def test_the_fast_check_and_the_schema_as_written_give_one_verdict(text: str) -> None:
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        doc = None
+    fast, as_written = scenario_validators()
+    verdict = as_written.is_valid(doc)
+    event("valid" if verdict else "invalid")
+    assert fast.is_valid(doc) == verdict, sorted(e.message for e in as_written.iter_errors(doc))[:3]
+
+
+def test_the_fast_check_accepts_the_catalogue_and_looks_up_each_kind() -> None:
+    fast, as_written = scenario_validators()
+    assert "dhByKind" in repr(fast.schema)
+    for text in TEXTS.values():
+        doc = yaml.safe_load(text)
+        assert fast.is_valid(doc) and as_written.is_valid(doc)
+        for fault in doc.get("faults") or []:  # one wrong parameter type: refused by both
+            bad = {**doc, "faults": [{**fault, "nth": "x"} if "nth" in fault else {**fault, "at": 5}]}
+            assert not fast.is_valid(bad) and not as_written.is_valid(bad)
+
+
+def test_the_fast_check_agrees_when_an_entry_takes_another_kind() -> None:
+    from durable_harness.harness.actions import action_kinds
+    from durable_harness.harness.faults import fault_kinds
+
+    fast, as_written = scenario_validators()
+    seen = set()
+    for text in TEXTS.values():
+        doc = yaml.safe_load(text)
+        for field, kinds in (("faults", fault_kinds()), ("actions", action_kinds())):
+            for entry in (doc.get(field) or [])[:1]:
+                for kind in kinds:
+                    other = {**doc, field: [{**entry, "kind": kind}]}
+                    verdict = as_written.is_valid(other)
+                    seen.add(verdict)
+                    assert fast.is_valid(other) == verdict, (field, entry, kind)
+    assert seen == {True, False}
 
 
 # -- hostile shapes, one each ---------------------------------------------------------------------
