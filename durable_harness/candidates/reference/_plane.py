@@ -557,13 +557,13 @@ class ReferencePlane:
     def _session_lost(self, job: JobRow, why: str) -> None:
         """The session failed or is gone: the job fails, unless its work was done before (a delivery the
         agent accepted stays accepted; the session's end does not undo it)."""
-        fresh = self._reread(job)
+        fresh = self._reread(job)  # judged as it stands now, and written to this version, not the newest
         if fresh.outcome == "cancelled":
             return  # the user's cancellation stands, whatever ended the session (it came in meanwhile)
-        if job.spec.get("workload") == "coding" and self._delivered(job):
-            self.store.update_job(self.store.jobs(job.job_id)[-1], outcome="completed", note=f"{why}, after the delivery")
+        if fresh.spec.get("workload") == "coding" and self._delivered(fresh):
+            self.store.update_job(fresh, outcome="completed", note=f"{why}, after the delivery")
         else:
-            self._give_up(job, why)
+            self._give_up(fresh, why)
 
     def _finish(self, job: JobRow, outcome: str, note: str) -> None:
         self.store.update_job(job, outcome=outcome, note=note)
