@@ -44,6 +44,7 @@ class Nemesis:
         self.effects = dict(effects or {})
         self.world: Any = None  # the ActionContext actions perform on (set by the World)
         self.healed = False
+        self.firings = 0  # every firing that took effect, fault or action: the run loops' "the world just changed"
         self.on_heal: list[Callable[[], None]] = []  # what else ends when the faults do (a network's toxics)
 
     @property
@@ -120,6 +121,7 @@ class Nemesis:
     def record(self, entry: RequestFault, op: int | None, target: str, evidence: Mapping[str, Any]) -> None:
         """A firing took effect: keep its evidence (a firing counts only by its evidence)."""
         entry.state.evidence.append({"op": op, "at_s": round(self._clock.now(), 6), **evidence})
+        self.firings += 1
         actor = getattr(entry, "actor", None)
         self._history.append(self._clock.now(), "action" if actor else "fault", actor or "nemesis",
                              {**entry.describe(), "op": op, "target": target, "evidence": dict(evidence)})

@@ -399,6 +399,7 @@ def _drive(world: World, driver: Driver, scenario: Scenario, job_id: str, steps:
         if not driver.alive:
             driver.restart("crashed")
             world.check()
+        fired = world.nemesis.firings
         world.begin_step()
         progressed = bool(driver.step())
         world.check()
@@ -412,7 +413,8 @@ def _drive(world: World, driver: Driver, scenario: Scenario, job_id: str, steps:
             continue
         settled = report is not None and report.get("outcome") in SETTLED
         quiet = 0 if progressed else quiet + 1
-        if settled and quiet >= (_QUIET_STEPS if quiesce else 1) and not world.waiting():
+        if settled and quiet >= (_QUIET_STEPS if quiesce else 1) and not world.waiting() \
+                and world.nemesis.firings == fired:  # (read last) a person who just acted gets the next step
             break
         if not progressed:  # autojump: to the next scheduled thing, or one idle poll ahead; never past the deadline
             nxt = clock.next_deadline()

@@ -101,12 +101,13 @@ class Workers:
         quiet, budget = 0, steps + max_steps
         end = deadline_s if until_s is None else min(deadline_s, until_s)
         while steps < budget and clock.now() < end:
+            fired = self.world.nemesis.firings
             steps, progressed, report = self.round(steps, job_id)
             settled = report is not None and report.get("outcome") in SETTLED
             quiet = 0 if progressed else quiet + 1
             if until_s is None and settled and quiet >= (3 if quiesce else 1) and not self.world.waiting() \
-                    and not self.frozen:  # a worker paused (a process's pause runs beside the rounds): not yet
-                break
+                    and not self.frozen and self.world.nemesis.firings == fired:  # a worker paused (a process's
+                break  # pause runs beside the rounds), or a person just acted: not yet
             if not progressed:
                 nxt = clock.next_deadline()
                 target = nxt if nxt is not None and nxt > clock.now() else clock.now() + _IDLE_POLL_S
