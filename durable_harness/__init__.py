@@ -9,8 +9,9 @@ control planes and ``durable_harness.scenarios`` the catalogue. Names load lazil
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from durable_harness._lazy import load, names
 
 __all__ = [
     "CandidateCrashed",
@@ -30,14 +31,12 @@ __all__ = [
     "scenario_seed",
 ]
 
+_WHERE = dict.fromkeys(__all__, "durable_harness.harness")
+
 
 def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module 'durable_harness' has no attribute {name!r}")
-    value = getattr(importlib.import_module("durable_harness.harness"), name)
-    globals()[name] = value
-    return value
+    return load(globals(), _WHERE, name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    return names(globals())

@@ -6,8 +6,9 @@ serves any of them on a real socket (uvicorn) through a thin ASGI adapter.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from durable_harness._lazy import load, names
 
 if TYPE_CHECKING:
     from durable_harness.fakes._asgi import asgi_app
@@ -18,14 +19,9 @@ __all__ = ["Router", "asgi_app"]
 _WHERE = {"asgi_app": "durable_harness.fakes._asgi", "Router": "durable_harness.fakes._http"}
 
 
-def __getattr__(name: str) -> Any:  # lazy: a name's module is imported on first use (the light commands need none)
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+def __getattr__(name: str) -> Any:
+    return load(globals(), _WHERE, name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    return names(globals())

@@ -7,8 +7,9 @@ process does to reach one module of it) imports nothing else.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from durable_harness._lazy import load, names
 
 __all__ = [
     "CandidateCrashed",
@@ -39,13 +40,8 @@ _WHERE = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return load(globals(), _WHERE, name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    return names(globals())

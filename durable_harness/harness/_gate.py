@@ -23,7 +23,7 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 import respx
@@ -32,6 +32,7 @@ from durable_harness.harness._clock import VirtualClock
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
 from durable_harness.harness._nemesis import Nemesis
+from durable_harness.harness._service_protocol import Service
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateRunaway
 from durable_harness.harness.faults import (
     Action, Crash, Cut, Drop, Duplicate, Effect, FaultContext, Hold, Lose, RequestFault, Respond, Rewrite,
@@ -45,18 +46,6 @@ MAX_REQUESTS_PER_STEP = 2000
 T = TypeVar("T")
 
 ErrorResponse = Callable[[int, Mapping[str, str]], Response]
-
-
-class Service(Protocol):
-    """A fake as the gate sees it."""
-
-    name: str
-    host: str
-    root: str  # path prefix of the service's API below the host, e.g. "/wp-json"
-
-    def handle(self, request: Request) -> Response: ...
-    def mutations(self) -> int: ...
-    def credential(self, request: Request) -> str | None: ...
 
 
 class Gate:

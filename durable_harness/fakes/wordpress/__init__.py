@@ -8,8 +8,9 @@ busy site (``_busy``).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from durable_harness._lazy import load, names
 
 if TYPE_CHECKING:
     from durable_harness.fakes.wordpress._busy import EDITOR_ACTIONS, Colleague, Lookalikes, seed_site
@@ -28,14 +29,9 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:  # lazy: a name's module is imported on first use (the light commands need none)
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+def __getattr__(name: str) -> Any:
+    return load(globals(), _WHERE, name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    return names(globals())

@@ -7,8 +7,9 @@ Names load lazily, on first use: a candidate's own process imports only the modu
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from durable_harness._lazy import load, names
 
 __all__ = [
     "CAPABILITIES",
@@ -47,13 +48,8 @@ _WHERE = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'durable_harness.harness.candidate' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return load(globals(), _WHERE, name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    return names(globals())

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from durable_harness.harness._registry import Registry
+from durable_harness.harness._service_protocol import Service
 
 if TYPE_CHECKING:  # the light commands (list, validate) read the specs, never build a service
     from durable_harness.harness._clock import VirtualClock
-    from durable_harness.harness._gate import Service
     from durable_harness.harness._history import History
     from durable_harness.harness.candidate import ServiceEndpoint
     from durable_harness.wire import Response
@@ -29,16 +29,10 @@ __all__ = ["BuiltService", "Fake", "ServiceContext", "ServiceSpec", "get_service
 Effect = Callable[[Mapping[str, Any]], "dict[str, Any] | None"]
 
 
-if TYPE_CHECKING:
-    class Fake(Service, Protocol):
-        """A fake as the World sees it: what the gate needs, and its ground truth."""
+class Fake(Service, Protocol):
+    """A fake as the World sees it: what the gate needs, and its ground truth."""
 
-        def truth(self) -> dict[str, Any]: ...
-else:
-    class Fake(Protocol):
-        """A fake as the World sees it: what the gate needs (``_gate.Service``), and its ground truth."""
-
-        def truth(self) -> dict[str, Any]: ...
+    def truth(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
