@@ -68,6 +68,9 @@ class Gate:
         # A pause of the worker that made a request (``Hold``): the run's workers set it (process,
         # for_s, kill, op) -> evidence; it runs the other workers for the pause's length.
         self.hold: Callable[[str, float, bool, int], Mapping[str, Any]] | None = None
+        # A sweep's clean run forks a crash point here (``_sweep_fork``): at every request before
+        # the heal, after the people acted and before the faults look at it.
+        self.at_request: Callable[[FaultContext], None] | None = None
 
     @property
     def faults(self) -> list[RequestFault]:
@@ -150,6 +153,8 @@ class Gate:
         ctx = FaultContext(service=service.name, route=route, request=request, process=process, op=op,
                            condition=self.nemesis.condition, error_response=self.error_responses.get(service.name),
                            now_s=self.clock.now(), now_unix=self.clock.unix())
+        if self.at_request is not None and not self.nemesis.healed:
+            self._guard("forking a crash point of the sweep", op, self.at_request, ctx)
         armed = self.nemesis.armed()
         for fault in armed:
             self._guard(f"fault {fault.kind!r}", op, fault.observe, ctx)

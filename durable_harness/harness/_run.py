@@ -80,10 +80,12 @@ class _Execution:
     candidate_errors: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
-def run_once(scenario: Scenario, candidate: str, seed: int | None = None,
-             out_dir: Path | None = None) -> tuple[dict[str, Any], History]:
+def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None, *,
+             forks: Any = None) -> tuple[dict[str, Any], History]:
     """One run; returns run.json and the (unredacted: keep it in memory) history. With ``out_dir``,
-    run.json and history.jsonl are written there. A sweep scenario is run as its base scenario."""
+    run.json and history.jsonl are written there. A sweep scenario is run as its base scenario.
+    ``forks`` (``_sweep_fork.ForkedSweep``) forks a crash point at every request of this run: such
+    a fork goes on as that point's run and ends in ``run_once``, which never returns in it."""
     seed = validate_seed(scenario.default_seed if seed is None else seed)
     # The candidate's database and files live in a folder of their own, never in the report (a CI
     # uploads the report; the database holds what the candidate stored, secrets included).
@@ -93,22 +95,27 @@ def run_once(scenario: Scenario, candidate: str, seed: int | None = None,
         interrupted = False
         try:
             world = World(scenario, seed, workdir, time_scale=time_scale() if is_command(candidate) else None)
+            if forks is not None:
+                forks.attach(world)
             with world.lock, sdk_webhooks_on_virtual_time(world.clock), world.sdk_retries():
                 doc = _run(world, scenario, candidate, seed)
         except KeyboardInterrupt:
             interrupted = True
-            doc = _unjudged(world, scenario, candidate, seed, {"kind": "interrupted", "detail": None,
-                                                               "message": "the run was interrupted (SIGINT or SIGTERM)"})
+            doc = _unjudged(world, _scenario(world, scenario), candidate, seed, {
+                "kind": "interrupted", "detail": None, "message": "the run was interrupted (SIGINT or SIGTERM)"})
         except HarnessError as err:
-            doc = _unjudged(world, scenario, candidate, seed, _harness_error(err))
+            doc = _unjudged(world, _scenario(world, scenario), candidate, seed, _harness_error(err))
         except Exception as err:  # a bug of the run loop itself: the harness's, never the candidate's
-            doc = _unjudged(world, scenario, candidate, seed, _harness_error(HarnessError.wrap("the run loop", err)))
+            doc = _unjudged(world, _scenario(world, scenario), candidate, seed,
+                            _harness_error(HarnessError.wrap("the run loop", err)))
         finally:
             if world is not None:
                 world.close()
         history = world.history if world is not None else History()
         secrets = world.secrets if world is not None else ()
         doc = dict(redact(doc, secrets))
+        if world is not None and world.fork is not None:  # a sweep's crash point, forked: it ends here
+            world.fork.finish(doc, history, world)
         if out_dir is not None:
             keep_candidate_files(workdir, out_dir, secrets)
             write_run(out_dir, doc, history.lines(), secrets)
@@ -132,6 +139,11 @@ def keep_candidate_files(workdir: Path, out_dir: Path, secrets: tuple[str, ...])
             shutil.copyfile(db, out_dir / db.name)
 
 
+def _scenario(world: World | None, scenario: Scenario) -> Scenario:
+    """The scenario the run is now: a sweep's fork became one of its crash points mid-run."""
+    return world.scenario if world is not None else scenario
+
+
 def _harness_error(err: HarnessError) -> dict[str, Any]:
     return {"kind": "harness", "message": f"an error of the harness, not of the candidate: {err.message}",
             "detail": err.detail}
@@ -139,6 +151,7 @@ def _harness_error(err: HarnessError) -> dict[str, Any]:
 
 def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[str, Any]:
     done = _execute(world, scenario, candidate)
+    scenario = world.scenario  # a sweep's fork became one of its crash points meanwhile
     truth = world.truth()
     faults = world.nemesis.to_json()
     world.history.append(world.clock.now(), "phase", "harness", {"phase": "check"})

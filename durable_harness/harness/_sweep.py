@@ -17,13 +17,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from durable_harness.harness._history import History
 from durable_harness.harness._run import run_once
 from durable_harness.harness._rundoc import write_run
 from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
 from durable_harness.harness.faults import Trigger
 from durable_harness.harness.scenario import FaultSpec, Scenario
 
-__all__ = ["POINTS", "SweepPoint", "point_scenario", "run_point", "sweep", "sweep_points"]
+__all__ = ["POINTS", "SweepPoint", "clean_scenario", "point_reproduce", "point_scenario", "points_of", "run_point", "sweep",
+           "sweep_points"]
 
 POINTS = ("before", "after")
 
@@ -43,18 +45,28 @@ def sweep_points(base: Scenario, candidate: str, seed: int | None = None,
                  out_dir: Path | None = None) -> tuple[list[SweepPoint], dict[str, Any]]:
     """Every (request, side) of a clean run of ``base``, and that clean run's document (written to
     ``out_dir`` when given)."""
-    clean, history = run_once(dataclasses.replace(base, faults=(), sweep=None), candidate, seed, out_dir)
+    clean, history = run_once(clean_scenario(base), candidate, seed, out_dir)
+    return points_of(history), clean
+
+
+def clean_scenario(base: Scenario) -> Scenario:
+    """The run a sweep crashes: ``base`` without its faults."""
+    return dataclasses.replace(base, faults=(), sweep=None)
+
+
+def points_of(history: History) -> list[SweepPoint]:
+    """Every (request, side) of a clean run's history: the requests made until the world healed."""
     heal = next((e.index for e in history.of_type("phase") if e.data.get("phase") == "heal"), len(history))
     requests = [f"{e.data.get('method')} {e.data.get('service')}{e.data.get('route')}" for e in history.of_type("invoke")
                 if e.process != WEBHOOKS and e.index < heal]  # the candidate's I/O while faults may fire
-    points = [SweepPoint(k, p, request) for k, request in enumerate(requests, 1) for p in POINTS]
-    return points, clean
+    return [SweepPoint(k, p, request) for k, request in enumerate(requests, 1) for p in POINTS]
 
 
 def point_scenario(base: Scenario, point: SweepPoint) -> Scenario:
     """``base`` with one crash at ``point`` (and no other fault)."""
     crash = FaultSpec(kind="crash", at=Trigger("*", "*", "*", nth=point.k), params={"point": point.point})
-    return dataclasses.replace(base, id=f"{base.id}-crash-{point.k}-{point.point}", faults=(crash,), sweep=None)
+    return dataclasses.replace(base, id=f"{base.id}-crash-{point.k}-{point.point}", faults=(crash,), sweep=None,
+                               run_of=base.run_name)
 
 
 def run_point(base: Scenario, point: SweepPoint, candidate: str, seed: int | None = None,
@@ -64,11 +76,16 @@ def run_point(base: Scenario, point: SweepPoint, candidate: str, seed: int | Non
     seed = base.default_seed if seed is None else seed  # the base's seed: the run up to the crash is the clean run
     folder = out_dir / scenario.id if out_dir is not None else None
     doc, _history = run_once(scenario, candidate, seed, folder)
-    doc["reproduce"] = (f"durable-harness sweep --candidate {candidate} --scenario {base.source} "
-                        f"--seed {seed} --point {point.label}")
+    doc["reproduce"] = point_reproduce(base, point, candidate, seed)
     if folder is not None:
         write_run(folder, doc)
     return doc
+
+
+def point_reproduce(base: Scenario, point: SweepPoint, candidate: str, seed: int) -> str:
+    """The command that runs just this point again."""
+    return (f"durable-harness sweep --candidate {candidate} --scenario {base.source} "
+            f"--seed {seed} --point {point.label}")
 
 
 def sweep(base: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None) -> Iterator[tuple[SweepPoint, dict[str, Any]]]:

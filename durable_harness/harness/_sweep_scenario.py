@@ -14,11 +14,14 @@ It deliberately does not invent verdicts: every number in the folded document is
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
+from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._rundoc import HISTORY_FILE, write_run
 from durable_harness.harness._sweep import SweepPoint, run_point, sweep_points
+from durable_harness.harness._sweep_fork import applies, forked_sweep
 from durable_harness.harness.scenario import Scenario
 from durable_harness.harness.verdict import combine, worst_exit
 
@@ -30,15 +33,33 @@ POINTS_DIR = "points"
 def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out_dir: Path | None) -> dict[str, Any]:
     base = dataclasses.replace(scenario, sweep=None)
     seed = scenario.default_seed if seed is None else seed
-    points, clean = sweep_points(base, candidate, seed, out_dir)
-    if out_dir is not None:  # until the fold replaces it: a sweep cut short is never the clean run's green
-        write_run(out_dir, unfinished(scenario, clean, len(points)))
-    runs = [(p, run_point(base, p, candidate, seed, out_dir / POINTS_DIR if out_dir is not None else None))
-            for p in points]
+    points_dir = out_dir / POINTS_DIR if out_dir is not None else None
+    if applies(base, candidate):  # each point forked from the clean run at its I/O point
+        clean, runs = forked_sweep(base, candidate, seed, out_dir, points_dir, sweep_jobs(),
+                                   lambda clean, n: unfinished(scenario, clean, n))
+    else:  # each point run from scratch
+        points, clean = sweep_points(base, candidate, seed, out_dir)
+        if out_dir is not None:  # until the fold replaces it: a sweep cut short is never the clean run's green
+            write_run(out_dir, unfinished(scenario, clean, len(points)))
+        runs = [(p, run_point(base, p, candidate, seed, points_dir)) for p in points]
     doc = _fold(scenario, clean, runs)
     if out_dir is not None:
         write_run(out_dir, doc)
     return doc
+
+
+SWEEP_JOBS = "DH_SWEEP_JOBS"  # crash points forked at once beside the clean run (default: the cores)
+
+
+def sweep_jobs() -> int:
+    """How many forked points may run at once: ``DH_SWEEP_JOBS``, or the cores this process may use."""
+    from durable_harness.harness._parallel import default_jobs
+
+    raw = os.environ.get(SWEEP_JOBS, "")
+    try:
+        return max(1, int(raw)) if raw else default_jobs()
+    except ValueError:
+        raise HarnessError(f"{SWEEP_JOBS}={raw!r}: give a number of processes (1 or more)") from None
 
 
 def unfinished(scenario: Scenario, clean: dict[str, Any], points: int) -> dict[str, Any]:

@@ -83,7 +83,7 @@ class World:
         self.seed = seed
         self.shared_database: str | None = None  # several worker processes: a scratch PostgreSQL database
         self.workdir = workdir
-        self.run_id = f"{scenario.id}-{seed}"
+        self.run_id = f"{scenario.run_name}-{seed}"
         self.lock = WorldLock()  # uncontended in-process; the process driver's servers share the world through it
         # Virtual time in-process; real time, compressed ``time_scale`` times, when the candidate is a process.
         self.clock = VirtualClock() if time_scale is None else RealTimeClock(time_scale, self.lock)
@@ -122,6 +122,7 @@ class World:
             self.gate.during = self._webhooks_during_step
         self.clock.on_jump(self._record_jump)
         self._clients: list[httpx.Client] = []
+        self.fork: Any = None  # a crash point forked from a sweep's clean run (``_sweep_fork``): it ends the run
 
     def _workload_condition(self, check: Callable[[dict[str, Any], dict[str, Any], str | None], bool], arg: str | None) -> bool:
         return check(self.truth(), self.job, arg)

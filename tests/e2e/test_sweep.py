@@ -60,9 +60,11 @@ def test_the_sweep_catches_restart_bugs(mutant: str, counter: str) -> None:
     pytest.fail(f"no crash point made mutant:{mutant} fail {counter}: {seen}")
 
 
-def test_a_sweep_cut_short_leaves_no_green_run_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "from-scratch"])
+def test_a_sweep_cut_short_leaves_no_green_run_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool) -> None:
     """The harness stops while a sweep's points run: the scenario's run.json on disk says the sweep
     did not finish (exit 3, not judged), never the clean run's pass; it validates and renders."""
+    import durable_harness.harness._sweep_fork as forks
     import durable_harness.harness._sweep_scenario as folded
     from durable_harness.harness._run import RunInterrupted
     from durable_harness.reports import load_report, render_summary, validate_run
@@ -76,10 +78,19 @@ def test_a_sweep_cut_short_leaves_no_green_run_json(tmp_path: Path, monkeypatch:
             raise RunInterrupted({})
         return real(*args, **kwargs)
 
+    def signal_while_the_points_run(self: Any) -> Any:
+        raise KeyboardInterrupt
+
     real = folded.run_point
-    monkeypatch.setattr(folded, "run_point", stop_at_the_second)
-    with pytest.raises(RunInterrupted):
+    if forked:
+        monkeypatch.setattr(forks.ForkedSweep, "collect", signal_while_the_points_run)
+    else:
+        monkeypatch.setenv(forks.SWEEP_FORK, "0")
+        monkeypatch.setattr(folded, "run_point", stop_at_the_second)
+    with pytest.raises(RunInterrupted) as stopped:
         folded.run_sweep_scenario(scenario, "reference", None, tmp_path / scenario.id)
+    if forked:
+        assert stopped.value.doc["verdict"] == "unknown" and "did not finish" in stopped.value.doc["error"]["message"]
     doc = json.loads((tmp_path / scenario.id / "run.json").read_text())
     validate_run(doc)
     assert doc["verdict"] == "unknown" and doc["exit_code"] == 3 and doc["complete"] is False

@@ -113,6 +113,7 @@ class _Child:
         self.methods: list[str] = []
         self.lease_ttl_s: Any = None  # as the instance declares it (checked by the driver)
         self.status: int | None = None  # the wait status, once reaped
+        self.disowned = False  # another process's instance (a sweep's fork): never signalled from here
         self.pid, self.sock = zygote().spawn({
             "mode": "instance", "spec": spec, "worker_id": worker_id, "log": str(driver.log_path),
             "env": world.env_data(worker_id), "limits": {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s},
@@ -271,6 +272,11 @@ class _Child:
         """SIGKILL, then reaped by the zygote (bounded: a killed process is reaped at once)."""
         if self.status is not None:
             return
+        if self.disowned:  # to this fork it died here; its process goes on, the parent's
+            self.sock.close()
+            self._streams.clear()
+            self.status = signal.SIGKILL  # the wait status of a process killed by SIGKILL
+            return
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -325,6 +331,14 @@ class ForkedDriver(InProcessDriver):
         self.cpu_used = 0.0
         self.log_path = Path(world.workdir) / f"candidate-{worker_id}.log"
         self.clock_view = world.candidate_clock(worker_id)
+
+    def forked_to(self, workdir: Path) -> None:
+        """In a fork of the harness that is a sweep's crash point: the instance running now stays
+        the parent's (this fork only lets go of it when it crashes here), and the instances this
+        fork starts log into ``workdir``, its copy of the run's folder."""
+        if isinstance(self._instance, _Child):
+            self._instance.disowned = True
+        self.log_path = workdir / f"candidate-{self.worker_id}.log"
 
     def cpu_left(self) -> float:
         return self.cpu_s - self.cpu_used

@@ -14,6 +14,11 @@ one request at a time, on its pipe:
   and pass the harness its end of the instance's own pipe (a socket, through ``SCM_RIGHTS``);
 * ``reap``: wait for an instance the harness has killed, and say how it ended and its CPU time.
 
+A sweep's crash points are forks of the harness's process (``_sweep_fork``) that run beside it;
+such a fork shares its parent's zygote (``share_with_this_fork``) instead of starting one, and every
+exchange on the pipe holds a lock on a file (``flock``), so that one exchange is whole whoever
+makes it.
+
 The zygote is started through the process supervisor (its own process group, registered with the
 watchdog, so that it and every instance die with the harness however the harness ends) and ends
 when its pipe closes. It never runs candidate code itself: only its forks do.
@@ -22,6 +27,8 @@ when its pipe closes. It never runs candidate code itself: only its forks do.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import gc
 import json
 import os
@@ -31,7 +38,7 @@ import socket
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +46,7 @@ from durable_harness.harness._errors import HarnessError
 from durable_harness.harness.candidate._environ import candidate_environ
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv, send
 
-__all__ = ["START_TIMEOUT_S", "Zygote", "instances_cpu_s", "zygote"]
+__all__ = ["START_TIMEOUT_S", "Zygote", "instances_cpu_s", "share_with_this_fork", "zygote"]
 
 START_TIMEOUT_S = 120.0  # a fresh interpreter importing the SDK, on a loaded machine
 _ANSWER_TIMEOUT_S = 60.0
@@ -55,6 +62,8 @@ class Zygote:
 
         self._lock = threading.Lock()
         self._folder = Path(tempfile.mkdtemp(prefix="durable-harness-zygote-"))
+        self._lock_fd = os.open(self._folder / "pipe.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        self.shared = False  # a fork's handle on its parent's zygote: the parent owns the process
         ours, theirs = socket.socketpair()
         paths = [p for p in sys.path if p]
         self.environ = env = zygote_environ()
@@ -80,7 +89,7 @@ class Zygote:
     def spawn(self, request: Mapping[str, Any]) -> tuple[int, socket.socket]:
         """Fork an instance for ``request`` (``_child.run_child`` reads it); its pid and the harness's
         end of its pipe."""
-        with self._lock:
+        with self._exclusive():
             answer = self._ask({**request, "k": "spawn"})
             try:
                 _, fds, _, _ = socket.recv_fds(self._sock, 1, 1)
@@ -92,12 +101,34 @@ class Zygote:
 
     def reap(self, pid: int) -> tuple[int | None, float]:
         """Wait for instance ``pid`` (already killed, or dead): its wait status and CPU seconds."""
-        with self._lock:
+        with self._exclusive():
             answer = self._ask({"k": "reap", "pid": pid})
         status = answer.get("status")
         cpu_s = float(answer.get("cpu_s") or 0.0)
         self.instances_cpu_s += cpu_s
         return (int(status) if isinstance(status, int) else None), cpu_s
+
+    @contextlib.contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """One exchange on the pipe at a time: among this process's threads, and among the forks
+        that share the zygote (a lock on a file, taken on a description of the file of one's own)."""
+        with self._lock:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def share_with_this_fork(self) -> None:
+        """In a fork of the harness: use the parent's zygote (the parent goes on using it too). The
+        lock file is opened again (a lock taken through the inherited description would be the
+        parent's own), and the instances reaped from here on are counted here."""
+        os.close(self._lock_fd)
+        self._lock_fd = os.open(self._folder / "pipe.lock", os.O_RDWR)
+        self._lock = threading.Lock()
+        self.owner = os.getpid()
+        self.shared = True
+        self.instances_cpu_s = 0.0
 
     def _ask(self, request: Mapping[str, Any]) -> dict[str, Any]:
         try:
@@ -119,6 +150,12 @@ class Zygote:
             self._sock.close()
         except OSError:
             pass
+        if self.shared:  # the parent's: it stops it
+            return
+        try:
+            os.close(self._lock_fd)
+        except OSError:
+            pass
         self._process.kill()
         shutil.rmtree(self._folder, ignore_errors=True)
 
@@ -138,13 +175,20 @@ def zygote() -> Zygote:
     with _START:
         if _ZYGOTE:
             one = _ZYGOTE[0]
-            if one.owner == os.getpid() and one._process.alive() and one.environ == zygote_environ():
+            if one.owner == os.getpid() and (one.shared or one._process.alive()) and one.environ == zygote_environ():
                 return one
             if one.owner == os.getpid():
                 _REAPED[0] += one.instances_cpu_s
                 one.close()
         _ZYGOTE[:] = [Zygote()]
         return _ZYGOTE[0]
+
+
+def share_with_this_fork() -> None:
+    """In a fork of the harness (a sweep's crash point): go on with the parent's zygote, if it has
+    one (``Zygote.share_with_this_fork``)."""
+    if _ZYGOTE:
+        _ZYGOTE[0].share_with_this_fork()
 
 
 def instances_cpu_s() -> float:

@@ -69,6 +69,13 @@ class Scenario:
     actions: tuple[ActionSpec, ...] = ()
     sweep: str | None = None  # "crash_points": one run per I/O point, folded into this scenario
     workers: int = 1  # candidate instances working at once on one database (worker-1, worker-2, ...)
+    run_of: str | None = None  # a variation of another scenario's run (a sweep's crash point): names the run as it
+
+    @property
+    def run_name(self) -> str:
+        """What names a run of this scenario (``env.run_id`` is it and the seed): a crash point of a
+        sweep is its base's run, crashed once, and is named as that run."""
+        return self.run_of or self.id
 
     @property
     def default_seed(self) -> int:
