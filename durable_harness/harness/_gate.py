@@ -1,7 +1,7 @@
 """The gate: the only I/O seam between the candidate and the simulated world.
 
-In-process the gate is an ``httpx`` transport: a ``respx.Router`` with one route per service
-host, whose side effect dispatches to that fake. Every request is recorded in the history as an
+In-process the gate is an ``httpx`` transport that dispatches each request to the fake of its
+host (a host no service has is refused as a mock router refuses it: ``AllMockedAssertionError``). Every request is recorded in the history as an
 operation (``invoke`` then ``ok``/``fail``/``info``), the nemesis's armed faults are asked whether
 they fire, and every firing is reported to the nemesis with its evidence (did the fake commit?
 what did it say?).
@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import httpx
-import respx
+from respx.models import AllMockedAssertionError
 
 from durable_harness.harness._clock import VirtualClock
 from durable_harness.harness._errors import HarnessError
@@ -86,10 +86,17 @@ class Gate:
 
     def transport(self, process: str) -> httpx.BaseTransport:
         """An httpx transport for one actor (``process`` names it in the history)."""
-        router = respx.Router(assert_all_called=False, assert_all_mocked=True)
-        for host in self.services:
-            router.route(host=host).mock(side_effect=lambda request, _p=process: self.dispatch(_p, request))
-        return httpx.MockTransport(router.handler)
+        services = self.services
+
+        def handle(request: httpx.Request) -> httpx.Response:
+            if request.url.host not in services:
+                raise AllMockedAssertionError(f"RESPX: {request!r} not mocked!")
+            response = self.dispatch(process, request)
+            if isinstance(response.stream, httpx.ByteStream):
+                response.read()
+            return response
+
+        return httpx.MockTransport(handle)
 
     # -- guarding the harness's own code ---------------------------------------------------
     def _guard(self, where: str, op: int | None, fn: Callable[..., T], *args: Any) -> T:

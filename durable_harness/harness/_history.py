@@ -8,7 +8,8 @@ candidate, fault firings with their evidence, what people did (``action``: the u
 the operator), candidate report snapshots, run phases, clock jumps, crashes and restarts.
 
 Entries are plain JSON so a history saved as JSONL reloads identical, and its digest proves that
-two runs of one seed saw the same world. This module does not judge; checkers do.
+two runs of one seed saw the same world. Each entry is made canonical JSON once, when it is
+appended (entries are never changed after), and the digest grows with the lines. This module does not judge; checkers do.
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ class History:
         self._entries: list[Entry] = list(entries)
         self._next_op = 1 + max((e.op or 0 for e in self._entries), default=0)
         self._open: dict[int, Entry] = {}
+        # Each entry's canonical line, made once when it is appended, and the digest of the lines so far.
+        self._lines: list[str] = [_line(e) for e in self._entries]
+        self._sha = hashlib.sha256("".join(line + "\n" for line in self._lines).encode())
 
     # -- writing -------------------------------------------------------------------------
     def append(self, time_s: float, type_: str, process: str, data: Mapping[str, Any] | None = None,
@@ -73,7 +77,11 @@ class History:
         if type_ not in TYPES:
             raise ValueError(f"history entry type {type_!r} is not one of {TYPES}")
         entry = Entry(len(self._entries), time_s, type_, process, op, _plain(data or {}))
+        line = _line(entry)
         self._entries.append(entry)
+        self._lines.append(line)
+        self._sha.update(line.encode())
+        self._sha.update(b"\n")
         return entry
 
     def invoke(self, time_s: float, process: str, data: Mapping[str, Any]) -> int:
@@ -123,15 +131,10 @@ class History:
 
     def digest(self) -> str:
         """sha256 of the canonical JSONL: equal digests mean identical histories."""
-        h = hashlib.sha256()
-        for line in self.lines():
-            h.update(line.encode())
-            h.update(b"\n")
-        return h.hexdigest()
+        return self._sha.copy().hexdigest()
 
     def lines(self) -> Iterator[str]:
-        for e in self._entries:
-            yield json.dumps(e.to_json(), sort_keys=True, separators=(",", ":"))
+        return iter(self._lines)
 
     def save(self, path: Path) -> None:
         path.write_text("".join(line + "\n" for line in self.lines()), encoding="utf-8")
@@ -147,6 +150,11 @@ class History:
             except (ValueError, KeyError, TypeError) as err:
                 raise ValueError(f"{path}:{n}: not a history entry: {err}") from err
         return cls(entries)
+
+
+def _line(entry: Entry) -> str:
+    """The entry as one line of canonical JSON (sorted keys, no spaces): what is saved and digested."""
+    return json.dumps(entry.to_json(), sort_keys=True, separators=(",", ":"))
 
 
 def _plain(data: Mapping[str, Any]) -> dict[str, Any]:

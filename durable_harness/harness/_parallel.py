@@ -12,8 +12,8 @@ A signal stops the run: no new scenario starts, the workers are stopped, and wha
 kept (the run is partial, as a sequential run cut short is). A worker that dies under a scenario is
 a harness error of that scenario (exit 3), not a lost run.
 
-What it deliberately does not do: split one scenario (a sweep is one task; its points run in the
-worker in order).
+What it deliberately does not do: split one scenario (a sweep is one task: its points are forked
+from its clean run in the worker, on the worker's share of the cores).
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
     signal stopped the run). ``done`` is called with each document as it comes back."""
     docs: dict[int, dict[str, Any]] = {}
     context = multiprocessing.get_context("forkserver")
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=max(1, min(jobs, len(scenarios))), mp_context=context,
-                                                  initializer=_worker_init)
+    workers = max(1, min(jobs, len(scenarios)))
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
+                                                  initargs=(max(1, default_jobs() // workers),))
     stopped = False
     try:
         futures = {pool.submit(_run_one, str(s.source), s.id, candidate, seed, str(report / s.id), check_determinism): i
@@ -74,11 +75,13 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
     return [docs[i] for i in sorted(docs)], stopped
 
 
-def _worker_init() -> None:
+def _worker_init(sweep_jobs: int) -> None:
     """A worker leaves signals to the parent: a Ctrl-C reaches the whole group, and the parent
-    decides (it stops the workers it needs to stop with SIGTERM, which ends a worker at once)."""
+    decides (it stops the workers it needs to stop with SIGTERM, which ends a worker at once). Its
+    sweeps fork their points on its share of the cores (``DH_SWEEP_JOBS``, unless set)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.environ.setdefault("DH_SWEEP_JOBS", str(sweep_jobs))
 
 
 def _run_one(source: str, scenario_id: str, candidate: str, seed: int | None, out: str,

@@ -74,12 +74,14 @@ def applies(base: Scenario, candidate: str) -> bool:
 
 
 def forked_sweep(base: Scenario, candidate: str, seed: int, out_dir: Path | None, points_dir: Path | None,
-                 jobs: int, unfinished: Callable[[dict[str, Any], int], dict[str, Any]],
+                 jobs: int, unfinished: Callable[[dict[str, Any], int], dict[str, Any]], *,
+                 wanted: Callable[[SweepPoint], bool] | None = None,
                  ) -> tuple[dict[str, Any], list[tuple[SweepPoint, dict[str, Any]]]]:
-    """The clean run of ``base`` and every point's document, in order (each written to
-    ``points_dir / <point id>``). Until the points are in, ``out_dir`` holds ``unfinished(clean,
-    points)``, the document a signal raises (``RunInterrupted``) while they run."""
-    forks = ForkedSweep(base, candidate, seed, points_dir, jobs)
+    """The clean run of ``base`` and each point's document, in order (each written to
+    ``points_dir / <point id>``): every point, or those ``wanted`` (the others are listed with no
+    document: ``{}``). Until the points are in, ``out_dir`` holds ``unfinished(clean, points)``, the
+    document a signal raises (``RunInterrupted``) while they run."""
+    forks = ForkedSweep(base, candidate, seed, points_dir, jobs, wanted)
     try:
         clean, history = run_once(clean_scenario(base), candidate, seed, out_dir, forks=forks)
         cut_short = unfinished(clean, len(forks.points))
@@ -108,9 +110,11 @@ class _Running:
 class ForkedSweep:
     """Forks the crash points of one clean run (see the module's doc)."""
 
-    def __init__(self, base: Scenario, candidate: str, seed: int, points_dir: Path | None, jobs: int) -> None:
+    def __init__(self, base: Scenario, candidate: str, seed: int, points_dir: Path | None, jobs: int,
+                 wanted: Callable[[SweepPoint], bool] | None = None) -> None:
         self.base, self.candidate, self.seed, self.points_dir = base, candidate, seed, points_dir
         self.jobs = max(1, jobs)
+        self.wanted = wanted
         self.points: list[SweepPoint] = []
         self._world: Any = None
         self._k = 0
@@ -132,7 +136,7 @@ class ForkedSweep:
         for side in POINTS:
             point = SweepPoint(self._k, side, request)
             self.points.append(point)
-            if self._fork(point):
+            if (self.wanted is None or self.wanted(point)) and self._fork(point):
                 return  # this process is that point's run now
 
     def _fork(self, point: SweepPoint) -> bool:
@@ -194,10 +198,10 @@ class ForkedSweep:
         shutil.rmtree(running.folder, ignore_errors=True)
 
     def collect(self) -> list[tuple[SweepPoint, dict[str, Any]]]:
-        """Wait for every fork; each point and its document, in the order of the points."""
+        """Wait for every fork; each point and its document (``{}``: not wanted), in the order of the points."""
         while self._running:
             self._reap(self._wait_any())
-        return [(p, self._docs[p.label]) for p in self.points]
+        return [(p, self._docs.get(p.label, {})) for p in self.points]
 
     def stop(self) -> None:
         """Kill the forks still running (the parent stops: interrupted, or its own error) and clean up."""
@@ -221,6 +225,7 @@ class ForkedSweep:
         """This process is ``point``'s run from now on: the crash is armed, the world's folder is
         the copy, the parent's instance and forks are the parent's."""
         try:
+            _die_with(self._parent)
             share_with_this_fork()
             for running in self._running.values():
                 os.close(running.done_fd)
@@ -238,6 +243,20 @@ class ForkedSweep:
             world.fork = _PointEnd(self, point, folder, done_fd)
         except BaseException:
             os._exit(_FAILED)
+
+
+def _die_with(parent: int) -> None:
+    """A fork must not outlive the harness (a worker stopped with SIGTERM has no time to stop its
+    forks): on Linux the kernel kills it when its parent dies."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no prctl here: the fork ends when its run does
+            return
+    if os.getppid() != parent:  # the parent died before the kernel was told
+        os._exit(_FAILED)
 
 
 class _PointEnd:

@@ -48,16 +48,21 @@ def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out
     return doc
 
 
-SWEEP_JOBS = "DH_SWEEP_JOBS"  # crash points forked at once beside the clean run (default: the cores)
+SWEEP_JOBS = "DH_SWEEP_JOBS"  # crash points forked at once beside the clean run (default: below)
 
 
 def sweep_jobs() -> int:
-    """How many forked points may run at once: ``DH_SWEEP_JOBS``, or the cores this process may use."""
+    """How many forked points may run at once: ``DH_SWEEP_JOBS``, or the cores this process may use
+    shared among the harness processes running beside it (``run -j N`` sets the variable for its
+    workers; pytest-xdist says how many workers it runs)."""
     from durable_harness.harness._parallel import default_jobs
 
     raw = os.environ.get(SWEEP_JOBS, "")
+    if not raw:
+        siblings = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+        return max(1, default_jobs() // (int(siblings) if siblings.isdigit() and int(siblings) > 0 else 1))
     try:
-        return max(1, int(raw)) if raw else default_jobs()
+        return max(1, int(raw))
     except ValueError:
         raise HarnessError(f"{SWEEP_JOBS}={raw!r}: give a number of processes (1 or more)") from None
 

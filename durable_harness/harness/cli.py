@@ -383,7 +383,10 @@ def _command() -> str:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from durable_harness.harness._report_index import ReportIndex
+    from durable_harness.harness._run import RunInterrupted
     from durable_harness.harness._sweep import POINTS, SweepPoint, run_point, sweep_points
+    from durable_harness.harness._sweep_fork import applies, forked_sweep
+    from durable_harness.harness._sweep_scenario import sweep_jobs
     from durable_harness.harness.scenario import load_scenario
 
     shard = _shard(args.shard)
@@ -401,7 +404,20 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         point = SweepPoint(int(k), side, "request " + k)
     _fresh_report(report)
     allure = _allure_dir(args.allure)
-    points, _clean = sweep_points(base, args.candidate, seed)
+    forked: dict[str, dict[str, Any]] | None = None
+    if applies(base, args.candidate):  # every point forked from the clean run at its I/O point
+        try:
+            _clean, runs = forked_sweep(base, args.candidate, seed, None, report, sweep_jobs(), lambda clean, n: clean,
+                                        wanted=lambda p: _in_slice(p, point, shard))
+        except RunInterrupted:
+            index = ReportIndex(report, args.candidate, probe_candidate(args.candidate).digest, _command(), [],
+                                shard.to_json() if shard else None)
+            return _finish(report, [], index, True, f"crash-point sweep of {base.id} for {args.candidate}: stopped "
+                           "before its points were in", allure)
+        points = [p for p, _ in runs]
+        forked = {p.label: doc for p, doc in runs}
+    else:
+        points, _clean = sweep_points(base, args.candidate, seed)
     if point is not None:
         if point.k > len(points) // len(POINTS):
             raise UsageError(f"--point {args.point!r}: the clean run of {base.id} makes {len(points) // len(POINTS)} "
@@ -412,10 +428,19 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                         [f"{base.id}-crash-{p.k}-{p.point}" for p in points], shard.to_json() if shard else None)
     docs: list[dict[str, Any]] = []
     stopped = _each(points, lambda p: f"{base.id} point {p.label}",
-                    lambda p: run_point(base, p, args.candidate, seed, report), docs, index, quiet_passes=True)
+                    lambda p: forked[p.label] if forked is not None else run_point(base, p, args.candidate, seed, report),
+                    docs, index, quiet_passes=True)
     of = f" (shard {shard.label})" if shard else ""
     return _finish(report, docs, index, stopped, f"crash-point sweep of {base.id} for {args.candidate}: "
                    f"{len(docs)} of {len(points)} points{of} ran", allure)
+
+
+def _in_slice(p: Any, point: Any, shard: Shard | None) -> bool:
+    """Whether crash point ``p`` is the one asked for (``--point``) and in ``--shard``'s slice; the
+    slice of the points sorted by (k, side) is known from ``p`` alone: its rank is 2(k-1), +1 before."""
+    if point is not None and p.label != point.label:
+        return False
+    return shard is None or (2 * (p.k - 1) + (p.point == "before")) % shard.count == shard.index - 1
 
 
 def _one_line(err: BaseException) -> str:
