@@ -83,7 +83,11 @@ def forked_sweep(base: Scenario, candidate: str, seed: int, out_dir: Path | None
     document a signal raises (``RunInterrupted``) while they run."""
     forks = ForkedSweep(base, candidate, seed, points_dir, jobs, wanted)
     try:
-        clean, history = run_once(clean_scenario(base), candidate, seed, out_dir, forks=forks)
+        try:
+            clean, history = run_once(clean_scenario(base), candidate, seed, out_dir, forks=forks)
+        finally:
+            if os.getpid() != forks.parent:  # a fork ends in run_once; one that got here must not go on as the parent
+                os._exit(_FAILED)
         cut_short = unfinished(clean, len(forks.points))
         if out_dir is not None:  # a sweep cut short is never the clean run's green
             write_run(out_dir, cut_short)
@@ -121,7 +125,7 @@ class ForkedSweep:
         self._running: dict[int, _Running] = {}
         self._docs: dict[str, dict[str, Any]] = {}
         self._scratch = Path(tempfile.mkdtemp(prefix="durable-harness-sweep-"))
-        self._parent = os.getpid()
+        self.parent = os.getpid()
 
     def attach(self, world: Any) -> None:
         """Fork at every request of ``world``'s run before the heal (the gate's ``at_request``)."""
@@ -205,7 +209,7 @@ class ForkedSweep:
 
     def stop(self) -> None:
         """Kill the forks still running (the parent stops: interrupted, or its own error) and clean up."""
-        if os.getpid() != self._parent:
+        if os.getpid() != self.parent:
             return
         for pid, running in list(self._running.items()):
             try:
@@ -225,7 +229,7 @@ class ForkedSweep:
         """This process is ``point``'s run from now on: the crash is armed, the world's folder is
         the copy, the parent's instance and forks are the parent's."""
         try:
-            _die_with(self._parent)
+            _die_with(self.parent)
             share_with_this_fork()
             for running in self._running.values():
                 os.close(running.done_fd)

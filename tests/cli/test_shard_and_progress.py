@@ -79,3 +79,17 @@ def test_on_a_terminal_one_status_line_is_redrawn_with_counts_and_elapsed_time()
     assert "[1/2] 1:45 | 1 passed | 0 failed | 0 unknown | 0 errors | running b" in text
     assert "PASS     a" not in text  # a sweep's passing points only count
     assert "[2/2] FAIL     b" in text and text.endswith("\r\x1b[2K")
+
+
+@pytest.mark.parametrize("shards", [1, 2, 3, 5, 7])
+def test_a_forked_sweep_picks_its_shard_of_points_as_the_slice_does(shards: int) -> None:
+    """A forked sweep decides at each fork whether the point is in ``--shard``'s slice, before the
+    points are all known: the same points as slicing the whole list."""
+    from durable_harness.harness._sweep import POINTS, SweepPoint
+    from durable_harness.harness.cli import _in_slice
+
+    points = [SweepPoint(k, side, "GET x") for k in range(1, 42) for side in POINTS]
+    for index in range(1, shards + 1):
+        shard = Shard(index, shards)
+        assert [p for p in points if _in_slice(p, None, shard)] == select(points, lambda p: (p.k, p.point), shard)
+    assert [p.label for p in points if _in_slice(p, points[7], None)] == [points[7].label]
