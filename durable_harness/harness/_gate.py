@@ -331,7 +331,10 @@ class Gate:
 
 
 def _read(raw: httpx.Request) -> Request:
-    return Request.build(raw.method, raw.url.path, raw.url.query.decode("ascii", "replace"), dict(raw.headers), raw.read())
+    headers: dict[str, str] = {}
+    for name, value in raw.headers.multi_items():  # as dict(raw.headers) has them: repeated names joined
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return Request.build(raw.method, raw.url.path, raw.url.query.decode("ascii", "replace"), headers, raw.read())
 
 
 def _event_end(buffer: bytes) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import functools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +106,26 @@ def test_invalid_reports_fails_on_each_recorded_refusal_with_its_witness() -> No
     assert (r.klass, r.verdict, r.count) == ("safety", "fail", 2)
     assert "2 answers to report() were not a JobReport" in r.because and "returned None" in r.because
     assert [w.index for w in r.witnesses] == [1, 3]
+
+
+@pytest.mark.parametrize("report", [
+    {"outcome": "done", "operations": [{"operation_key": "k", "kind": "x", "state": "CONFIRMED", "n": 2**63}]},
+    {"outcome": "done", "nested": [[[{"a": 1.5, "b": None, "c": True}]]], "t": ("a", "b")},
+    {"outcome": "done", "big": 2**64}, {"outcome": "done", "nan": float("nan")}, {"outcome": "done", 1: "x"},
+    {"outcome": "done", "s": "\ud800"}, {"outcome": "done", "deep": functools.reduce(lambda v, _: [v], range(40), 0)},
+    {"outcome": "done", "long": "x" * (1024 * 1024)}, {"outcome": "done", "set": {1, 2}},
+])
+def test_the_fast_copy_is_the_careful_copy_or_leaves_it_to_it(report: dict[str, Any]) -> None:
+    """A report of plain values is copied fast; anything to say about it goes to the careful copy,
+    whose message is the one given: both paths give one result."""
+    from durable_harness.harness.candidate._claims import _fast_copy, _Plain
+
+    fast = _fast_copy(report)
+    try:
+        careful: Any = _Plain().copy(report)
+    except Exception as refused:
+        careful = refused
+    if fast is not None:
+        assert fast == careful and json.dumps(fast) == json.dumps(careful)
+    else:  # every report here that the fast copy leaves is one the careful copy refuses
+        assert isinstance(careful, Exception), careful
