@@ -295,6 +295,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         doc = run_scenario(scenario, args.candidate, args.seed, report / scenario.id)
         return check_determinism(doc, scenario, args.candidate, report / scenario.id) if args.check_determinism else doc
 
+    args.jobs = run_jobs(args.jobs, args.candidate)
     if args.jobs > 1 and len(scenarios) > 1:
         stopped = _each_parallel(scenarios, args, report, docs, index)
     else:
@@ -433,6 +434,16 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     of = f" (shard {shard.label})" if shard else ""
     return _finish(report, docs, index, stopped, f"crash-point sweep of {base.id} for {args.candidate}: "
                    f"{len(docs)} of {len(points)} points{of} ran", allure)
+
+
+def run_jobs(asked: int | None, candidate: str) -> int:
+    """How many scenarios ``run`` runs at once: as asked (``-j``), else one per core, but one at a
+    time for a ``cmd:`` candidate (it runs in real time: its runs would share the cores' time)."""
+    if asked is not None:
+        return asked
+    from durable_harness.harness._parallel import default_jobs
+
+    return 1 if is_command(candidate) else default_jobs()
 
 
 def _in_slice(p: Any, point: Any, shard: Shard | None) -> bool:

@@ -42,7 +42,7 @@ def _comparable(run: Path) -> dict[str, object]:
 
 def test_parallel_runs_give_the_sequential_report(tmp_path: Path) -> None:
     folder = _some(tmp_path)
-    one = cli("run", "--candidate", "mutant:blind-retry", "--scenario", str(folder), "--report", str(tmp_path / "one"),
+    one = cli("run", "-j", "1", "--candidate", "mutant:blind-retry", "--scenario", str(folder), "--report", str(tmp_path / "one"),
               cwd=tmp_path)
     two = cli("run", "-j", "2", "--candidate", "mutant:blind-retry", "--scenario", str(folder), "--report",
               str(tmp_path / "two"), cwd=tmp_path)
@@ -85,3 +85,12 @@ def test_a_signal_stops_a_parallel_run_with_a_partial_report_and_no_worker_left(
     left = wait_gone(mark)
     kill_marked(mark)
     assert left == [], f"processes left behind: {left}"
+
+
+def test_run_defaults_to_a_worker_per_core_and_to_one_for_a_candidate_process() -> None:
+    from durable_harness.harness._parallel import default_jobs
+    from durable_harness.harness.cli import run_jobs
+
+    assert run_jobs(None, "reference") == run_jobs(None, "mutant:blind-retry") == default_jobs()
+    assert run_jobs(None, "cmd:node examples/node-control-plane/server.js") == 1
+    assert run_jobs(3, "cmd:node server.js") == 3 and run_jobs(1, "reference") == 1

@@ -288,6 +288,15 @@ class _Child:
         self._driver.cpu_used += cpu_s
 
 
+def _cpu_so_far(pid: int) -> float:
+    """CPU seconds process ``pid`` and its reaped children have used (Linux's ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text("ascii").rsplit(")", 1)[1].split()
+        return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def sdk_on_virtual_time() -> dict[str, bool]:
     """Which of the SDK's clocks the harness has put on the run's clock now (``_sdk_time``): an
     instance's SDK asks the harness for those."""
@@ -338,6 +347,7 @@ class ForkedDriver(InProcessDriver):
         fork starts log into ``workdir``, its copy of the run's folder."""
         if isinstance(self._instance, _Child):
             self._instance.disowned = True
+            self.cpu_used += _cpu_so_far(self._instance.pid)  # what reaping it at its crash would count
         self.log_path = workdir / f"candidate-{self.worker_id}.log"
 
     def cpu_left(self) -> float:
