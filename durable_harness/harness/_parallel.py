@@ -1,7 +1,7 @@
 """Scenarios in parallel worker processes (``durable-harness run -j N``).
 
-Each scenario is one task: a worker process loads its file and runs it exactly as a sequential run
-would (``run_scenario``, its own seed, its own folder in the report), so its run.json and history
+Each scenario is one task (sweeps are started first: they take longest): a worker process loads
+its file and runs it exactly as a sequential run would (``run_scenario``, its own seed, its own folder in the report), so its run.json and history
 are byte for byte the same; the documents come back in the catalogue's order, whatever order they
 finished in, and the report made from them is the sequential run's. Progress is printed as
 scenarios finish. The workers are started by a fork server (no state of this process but its
@@ -48,8 +48,9 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
                                                   initargs=(max(1, default_jobs() // workers),))
     stopped = False
     try:
-        futures = {pool.submit(_run_one, str(s.source), s.id, candidate, seed, str(report / s.id), check_determinism): i
-                   for i, s in enumerate(scenarios)}
+        order = sorted(range(len(scenarios)), key=lambda i: scenarios[i].sweep is None)  # the longest (sweeps) first
+        futures = {pool.submit(_run_one, str(scenarios[i].source), scenarios[i].id, candidate, seed,
+                               str(report / scenarios[i].id), check_determinism): i for i in order}
         for future in concurrent.futures.as_completed(futures):
             i = futures[future]
             try:
