@@ -53,6 +53,7 @@ from durable_harness.harness._sweep import (
 )
 from durable_harness.harness.candidate import is_command
 from durable_harness.harness.candidate._forked import ForkedDriver, network_from_environment
+from durable_harness.harness.candidate._probe import probe_candidate
 from durable_harness.harness.candidate._zygote import _REAPED, share_with_this_fork, zygote
 from durable_harness.harness.faults import FaultContext, get_fault_kind
 from durable_harness.harness.scenario import Scenario
@@ -132,6 +133,7 @@ class ForkedSweep:
         self._world = world
         world.gate.at_request = self._at_request
         zygote()  # started before the first fork, so that every fork shares it
+        probe_candidate(self.candidate)  # read once here, not once in every fork (a run's document names it)
 
     # -- in the parent ---------------------------------------------------------------------------
     def _at_request(self, ctx: FaultContext) -> None:
