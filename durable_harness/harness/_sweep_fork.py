@@ -70,8 +70,9 @@ SWEEP_FORK = "DH_SWEEP_FORK"  # "0": every point from scratch, even where forkin
 
 def applies(base: Scenario, candidate: str) -> bool:
     """Whether the points of ``base`` can be forked from its clean run (see the module's doc)."""
-    return (hasattr(os, "fork") and os.environ.get(SWEEP_FORK, "") != "0" and not is_command(candidate) and not in_process() and base.workers == 1
-            and not base.actions and network_from_environment(os.environ) == "none")
+    return (hasattr(os, "fork") and os.environ.get(SWEEP_FORK, "") != "0" and not is_command(candidate)
+            and not in_process() and base.workers == 1 and not base.actions
+            and network_from_environment(os.environ) == "none")
 
 
 def forked_sweep(base: Scenario, candidate: str, seed: int, out_dir: Path | None, points_dir: Path | None,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from durable_harness.harness._errors import HarnessError
+from durable_harness.harness._run import harness_error_doc
 from durable_harness.harness._rundoc import HISTORY_FILE, write_run
 from durable_harness.harness._sweep import SweepPoint, run_point, sweep_points
 from durable_harness.harness._sweep_fork import applies, forked_sweep
@@ -35,8 +36,11 @@ def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out
     seed = scenario.default_seed if seed is None else seed
     points_dir = out_dir / POINTS_DIR if out_dir is not None else None
     if applies(base, candidate):  # each point forked from the clean run at its I/O point
-        clean, runs = forked_sweep(base, candidate, seed, out_dir, points_dir, sweep_jobs(),
-                                   lambda clean, n: unfinished(scenario, clean, n))
+        try:
+            clean, runs = forked_sweep(base, candidate, seed, out_dir, points_dir, sweep_jobs(),
+                                       lambda clean, n: unfinished(scenario, clean, n))
+        except HarnessError as err:  # the sweep itself went wrong: the harness's error, exit 3
+            return harness_error_doc(scenario, candidate, seed, out_dir, f"the crash-point sweep: {err.message}")
     else:  # each point run from scratch
         points, clean = sweep_points(base, candidate, seed, out_dir)
         if out_dir is not None:  # until the fold replaces it: a sweep cut short is never the clean run's green

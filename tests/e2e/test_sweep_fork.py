@@ -98,3 +98,16 @@ def test_where_forking_is_not_exact_the_points_run_from_scratch(monkeypatch: pyt
         with monkeypatch.context() as m:
             m.setenv(name, value)
             assert not applies(base, "reference"), name
+
+
+def test_points_forked_that_the_clean_history_does_not_list_are_the_harness_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The forks and the clean run's history must name the same points; if they do not, the sweep
+    is an error of the harness (exit 3), never a verdict on the candidate."""
+    import durable_harness.harness._sweep_fork as forks
+
+    monkeypatch.setattr(forks, "points_of", lambda history: [])
+    doc = run_sweep_scenario(SMALL, "reference", None, tmp_path / SMALL.id)
+    assert doc["exit_code"] == 3 and doc["verdict"] == "unknown" and doc["error"]["kind"] == "harness"
+    assert "the crash-point sweep" in doc["error"]["message"] and "must be the same points" in doc["error"]["message"]
+    assert json.loads((tmp_path / SMALL.id / "run.json").read_text())["exit_code"] == 3
