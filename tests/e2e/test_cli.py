@@ -33,8 +33,11 @@ def test_reference_passes_the_catalogue(tmp_path: Path) -> None:
 
 
 def test_blind_retry_is_caught_with_witness_and_reproduce_command(tmp_path: Path) -> None:
-    result = cli("run", "--candidate", "mutant:blind-retry", "--scenario", str(SCENARIOS / "lost-draft-response.yaml"),
-                 "--scenario", str(SCENARIOS / "lost-media-response-2.yaml"), "--report", str(tmp_path / "r"), cwd=tmp_path)
+    # -j 1: one after the other, so the progress lines come in the catalogue's order (with workers,
+    # as each finishes; test_parallel holds that output)
+    result = cli("run", "-j", "1", "--candidate", "mutant:blind-retry", "--scenario",
+                 str(SCENARIOS / "lost-draft-response.yaml"), "--scenario", str(SCENARIOS / "lost-media-response-2.yaml"),
+                 "--report", str(tmp_path / "r"), cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "duplicate_drafts=1" in result.stdout and "duplicate_media=1" in result.stdout
     assert "witness history.jsonl #" in result.stdout
