@@ -1,10 +1,10 @@
 """The gate: the only I/O seam between the candidate and the simulated world.
 
 In-process the gate is an ``httpx`` transport that dispatches each request to the fake of its
-host (a host no service has is refused as a mock router refuses it: ``AllMockedAssertionError``). Every request is recorded in the history as an
-operation (``invoke`` then ``ok``/``fail``/``info``), the nemesis's armed faults are asked whether
-they fire, and every firing is reported to the nemesis with its evidence (did the fake commit?
-what did it say?).
+host (a host no service has is refused as a mock router refuses it: ``AllMockedAssertionError``).
+Every request is recorded in the history as an operation (``invoke`` then ``ok``/``fail``/``info``),
+the nemesis's armed faults are asked whether they fire, and every firing is reported to the nemesis
+with its evidence (did the fake commit? what did it say?).
 
 Everything the harness runs inside a request (the fake, the faults, the effects, the stream of a
 response) is guarded: an exception there is the harness's, not the candidate's. The operation is

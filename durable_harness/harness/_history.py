@@ -9,7 +9,8 @@ the operator), candidate report snapshots, run phases, clock jumps, crashes and 
 
 Entries are plain JSON so a history saved as JSONL reloads identical, and its digest proves that
 two runs of one seed saw the same world. Each entry is made canonical JSON once, when it is
-appended (entries are never changed after), and the digest grows with the lines. This module does not judge; checkers do.
+appended (entries are never changed after), and the digest grows with the lines. This module does
+not judge; checkers do.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Scenarios in parallel worker processes (``durable-harness run -j N``).
 
 Each scenario is one task (sweeps are started first: they take longest): a worker process loads
-its file and runs it exactly as a sequential run would (``run_scenario``, its own seed, its own folder in the report), so its run.json and history
-are byte for byte the same; the documents come back in the catalogue's order, whatever order they
+its file and runs it exactly as a sequential run would (``run_scenario``, its own seed, its own
+folder in the report), so its run.json and history are byte for byte the same; the documents come back in the catalogue's order, whatever order they
 finished in, and the report made from them is the sequential run's. Progress is printed as
 scenarios finish. The workers are started by a fork server (no state of this process but its
 environment: ``--keep-candidate-db`` and ``--toxiproxy`` have set theirs before), ``N`` at most,
@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["default_jobs", "run_parallel"]
+__all__ = ["SWEEP_JOBS", "core_share", "default_jobs", "run_parallel"]
 
 
 def default_jobs() -> int:
@@ -37,6 +37,14 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+SWEEP_JOBS = "DH_SWEEP_JOBS"  # crash points a sweep forks at once beside its clean run (``_sweep_fork``)
+
+
+def core_share(processes: int) -> int:
+    """The cores each of ``processes`` harness processes running side by side may use (at least one)."""
+    return max(1, default_jobs() // max(1, processes))
+
+
 def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, report: Path, jobs: int, *,
                  check_determinism: bool, done: Callable[[dict[str, Any]], None]) -> tuple[list[dict[str, Any]], bool]:
     """Run every scenario in up to ``jobs`` worker processes; (their documents in order, whether a
@@ -45,7 +53,7 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
     context = multiprocessing.get_context("forkserver")
     workers = max(1, min(jobs, len(scenarios)))
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
-                                                  initargs=(max(1, default_jobs() // workers),))
+                                                  initargs=(core_share(workers),))
     stopped = False
     try:
         order = sorted(range(len(scenarios)), key=lambda i: scenarios[i].sweep is None)  # the longest (sweeps) first
@@ -82,7 +90,7 @@ def _worker_init(sweep_jobs: int) -> None:
     sweeps fork their points on its share of the cores (``DH_SWEEP_JOBS``, unless set)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os.environ.setdefault("DH_SWEEP_JOBS", str(sweep_jobs))
+    os.environ.setdefault(SWEEP_JOBS, str(sweep_jobs))
 
 
 def _run_one(source: str, scenario_id: str, candidate: str, seed: int | None, out: str,

@@ -43,7 +43,8 @@ from durable_harness.harness.faults import get_fault_kind
 from durable_harness.harness.scenario import Scenario
 from durable_harness.harness.verdict import combine, exit_code
 
-__all__ = ["KEEP_DB", "MAX_SEED", "RunInterrupted", "keep_candidate_files", "reproduce_command", "run_once", "validate_seed"]
+__all__ = ["KEEP_DB", "MAX_SEED", "RunInterrupted", "keep_candidate_files", "reproduce_command", "run_once", "save_run",
+           "validate_seed"]
 
 SETTLED = tuple(o for o in OUTCOMES if o != "running")
 _IDLE_POLL_S = 1.0
@@ -117,14 +118,19 @@ def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_di
         if world is not None and world.fork is not None:  # a sweep's crash point, forked: it ends here
             world.fork.finish(doc, history, world)
         if out_dir is not None:
-            keep_candidate_files(workdir, out_dir, secrets)
-            write_run(out_dir, doc, history.lines(), secrets)
+            save_run(out_dir, workdir, doc, history, secrets)
         if interrupted:
             raise RunInterrupted(doc)
         return doc, history
 
 
 KEEP_DB = "DH_KEEP_CANDIDATE_DB"  # "1": the candidate's database is copied into the report too (debugging)
+
+
+def save_run(out_dir: Path, workdir: Path, doc: dict[str, Any], history: History, secrets: tuple[str, ...]) -> None:
+    """A finished run's folder: run.json, history.jsonl and the candidate's output (redacted)."""
+    keep_candidate_files(workdir, out_dir, secrets)
+    write_run(out_dir, doc, history.lines(), secrets)
 
 
 def keep_candidate_files(workdir: Path, out_dir: Path, secrets: tuple[str, ...]) -> None:

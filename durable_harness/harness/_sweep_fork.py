@@ -12,8 +12,8 @@ with the clean run, with up to ``jobs`` forks running beside it.
 At a fork, the candidate's instance is blocked on its pipe, waiting for the answer to request k, so
 its database and files are as a crash there would leave them. The parent copies the run's folder
 for the fork before it answers the instance. The fork never signals the parent's instance (to the
-fork it is the one that crashed), shares the parent's zygote, and starts its new instance on its
-copy of the folder.
+fork it is the one that crashed), talks to the parent's zygote on a pipe of its own (a fork killed
+mid-exchange breaks only that pipe), and starts its new instance on its copy of the folder.
 
 When it applies (``applies``): a Python candidate in processes of its own, one worker, no network
 of the candidate's own, and a base without people's actions. Elsewhere, and with ``DH_SWEEP_FORK=0``,
@@ -37,6 +37,7 @@ import os
 import selectors
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 from collections.abc import Callable
@@ -46,7 +47,8 @@ from typing import Any
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
-from durable_harness.harness._run import RunInterrupted, harness_error_doc, in_process, keep_candidate_files, run_once
+from durable_harness.harness._parallel import SWEEP_JOBS, core_share
+from durable_harness.harness._run import RunInterrupted, harness_error_doc, in_process, run_once, save_run
 from durable_harness.harness._rundoc import write_run
 from durable_harness.harness._sweep import (
     POINTS, SweepPoint, clean_scenario, point_reproduce, point_scenario, points_of,
@@ -54,11 +56,11 @@ from durable_harness.harness._sweep import (
 from durable_harness.harness.candidate import is_command
 from durable_harness.harness.candidate._forked import ForkedDriver, network_from_environment
 from durable_harness.harness.candidate._probe import probe_candidate
-from durable_harness.harness.candidate._zygote import _REAPED, share_with_this_fork, zygote
+from durable_harness.harness.candidate._zygote import _REAPED, instances_cpu_s, share_with_this_fork, zygote
 from durable_harness.harness.faults import FaultContext, get_fault_kind
 from durable_harness.harness.scenario import Scenario
 
-__all__ = ["SWEEP_FORK", "ForkedSweep", "applies", "forked_sweep"]
+__all__ = ["SWEEP_FORK", "ForkedSweep", "applies", "forked_sweep", "sweep_jobs"]
 
 _RESULT = "result.json"
 _WORK = "work"
@@ -75,15 +77,29 @@ def applies(base: Scenario, candidate: str) -> bool:
             and network_from_environment(os.environ) == "none")
 
 
+def sweep_jobs() -> int:
+    """How many forked points may run at once: ``DH_SWEEP_JOBS``, or the cores this process may use,
+    shared among the harness processes running beside it (``run -j N`` sets the variable for its
+    workers; pytest-xdist says how many workers it runs)."""
+    raw = os.environ.get(SWEEP_JOBS, "")
+    if not raw:
+        siblings = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+        return core_share(int(siblings) if siblings.isdigit() else 1)
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        raise HarnessError(f"{SWEEP_JOBS}={raw!r}: give a number of processes (1 or more)") from None
+
+
 def forked_sweep(base: Scenario, candidate: str, seed: int, out_dir: Path | None, points_dir: Path | None,
-                 jobs: int, unfinished: Callable[[dict[str, Any], int], dict[str, Any]], *,
+                 unfinished: Callable[[dict[str, Any], int], dict[str, Any]], *,
                  wanted: Callable[[SweepPoint], bool] | None = None,
                  ) -> tuple[dict[str, Any], list[tuple[SweepPoint, dict[str, Any]]]]:
     """The clean run of ``base`` and each point's document, in order (each written to
     ``points_dir / <point id>``): every point, or those ``wanted`` (the others are listed with no
     document: ``{}``). Until the points are in, ``out_dir`` holds ``unfinished(clean, points)``, the
     document a signal raises (``RunInterrupted``) while they run."""
-    forks = ForkedSweep(base, candidate, seed, points_dir, jobs, wanted)
+    forks = ForkedSweep(base, candidate, seed, points_dir, sweep_jobs(), wanted)
     try:
         try:
             clean, history = run_once(clean_scenario(base), candidate, seed, out_dir, forks=forks)
@@ -155,6 +171,7 @@ class ForkedSweep:
         folder = self._scratch / f"{point.k}-{point.point}"
         folder.mkdir()
         shutil.copytree(self._world.workdir, folder / _WORK)  # the instance waits for its answer: as a crash leaves it
+        pipe = zygote().connection()  # the fork's own pipe to the zygote
         read_fd, write_fd = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -166,8 +183,9 @@ class ForkedSweep:
                 gc.unfreeze()
         if pid == 0:
             os.close(read_fd)
-            self._become(point, folder, write_fd)
+            self._become(point, folder, pipe)  # write_fd stays open until it exits: the parent sees EOF then
             return True
+        pipe.close()
         os.close(write_fd)
         self._running[pid] = _Running(point, folder, read_fd)
         return False
@@ -228,12 +246,12 @@ class ForkedSweep:
         return self.points_dir / scenario.id if self.points_dir is not None else None
 
     # -- in the fork -----------------------------------------------------------------------------
-    def _become(self, point: SweepPoint, folder: Path, done_fd: int) -> None:
+    def _become(self, point: SweepPoint, folder: Path, pipe: socket.socket) -> None:
         """This process is ``point``'s run from now on: the crash is armed, the world's folder is
         the copy, the parent's instance and forks are the parent's."""
         try:
             _die_with(self.parent)
-            share_with_this_fork()
+            share_with_this_fork(pipe)
             for running in self._running.values():
                 os.close(running.done_fd)
             self._running = {}
@@ -247,7 +265,7 @@ class ForkedSweep:
             world.nemesis.faults = [crash]
             world.workdir = folder / _WORK
             world.driver.forked_to(world.workdir)
-            world.fork = _PointEnd(self, point, folder, done_fd)
+            world.fork = _PointEnd(self, point, folder)
         except BaseException:
             os._exit(_FAILED)
 
@@ -270,8 +288,8 @@ class _PointEnd:
     """How a forked point's run ends (``run_once`` calls ``finish``): its files, its document for
     the parent, and the exit of its process."""
 
-    def __init__(self, sweep: ForkedSweep, point: SweepPoint, folder: Path, done_fd: int) -> None:
-        self.sweep, self.point, self.folder, self.done_fd = sweep, point, folder, done_fd
+    def __init__(self, sweep: ForkedSweep, point: SweepPoint, folder: Path) -> None:
+        self.sweep, self.point, self.folder = sweep, point, folder
 
     def finish(self, doc: dict[str, Any], history: History, world: Any) -> None:
         code = _FAILED
@@ -280,12 +298,9 @@ class _PointEnd:
             doc["reproduce"] = point_reproduce(sweep.base, self.point, sweep.candidate, sweep.seed)
             out = sweep._folder_of(world.scenario)
             if out is not None:
-                keep_candidate_files(world.workdir, out, world.secrets)
-                write_run(out, doc, history.lines(), world.secrets)
-            from durable_harness.harness.candidate._zygote import _ZYGOTE
-
-            cpu = sum(z.instances_cpu_s for z in _ZYGOTE)
-            (self.folder / _RESULT).write_text(json.dumps({"doc": doc, "instances_cpu_s": cpu}), encoding="utf-8")
+                save_run(out, world.workdir, doc, history, world.secrets)
+            (self.folder / _RESULT).write_text(json.dumps({"doc": doc, "instances_cpu_s": instances_cpu_s()}),
+                                               encoding="utf-8")
             code = 0
         except BaseException:
             code = _FAILED

@@ -14,7 +14,6 @@ It deliberately does not invent verdicts: every number in the folded document is
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out
     points_dir = out_dir / POINTS_DIR if out_dir is not None else None
     if applies(base, candidate):  # each point forked from the clean run at its I/O point
         try:
-            clean, runs = forked_sweep(base, candidate, seed, out_dir, points_dir, sweep_jobs(),
+            clean, runs = forked_sweep(base, candidate, seed, out_dir, points_dir,
                                        lambda clean, n: unfinished(scenario, clean, n))
         except HarnessError as err:  # the sweep itself went wrong: the harness's error, exit 3
             return harness_error_doc(scenario, candidate, seed, out_dir, f"the crash-point sweep: {err.message}")
@@ -50,25 +49,6 @@ def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out
     if out_dir is not None:
         write_run(out_dir, doc)
     return doc
-
-
-SWEEP_JOBS = "DH_SWEEP_JOBS"  # crash points forked at once beside the clean run (default: below)
-
-
-def sweep_jobs() -> int:
-    """How many forked points may run at once: ``DH_SWEEP_JOBS``, or the cores this process may use
-    shared among the harness processes running beside it (``run -j N`` sets the variable for its
-    workers; pytest-xdist says how many workers it runs)."""
-    from durable_harness.harness._parallel import default_jobs
-
-    raw = os.environ.get(SWEEP_JOBS, "")
-    if not raw:
-        siblings = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
-        return max(1, default_jobs() // (int(siblings) if siblings.isdigit() and int(siblings) > 0 else 1))
-    try:
-        return max(1, int(raw))
-    except ValueError:
-        raise HarnessError(f"{SWEEP_JOBS}={raw!r}: give a number of processes (1 or more)") from None
 
 
 def unfinished(scenario: Scenario, clean: dict[str, Any], points: int) -> dict[str, Any]:

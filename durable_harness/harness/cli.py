@@ -387,7 +387,6 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from durable_harness.harness._run import RunInterrupted
     from durable_harness.harness._sweep import POINTS, SweepPoint, run_point, sweep_points
     from durable_harness.harness._sweep_fork import applies, forked_sweep
-    from durable_harness.harness._sweep_scenario import sweep_jobs
     from durable_harness.harness.scenario import load_scenario
 
     shard = _shard(args.shard)
@@ -408,7 +407,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     forked: dict[str, dict[str, Any]] | None = None
     if applies(base, args.candidate):  # every point forked from the clean run at its I/O point
         try:
-            _clean, runs = forked_sweep(base, args.candidate, seed, None, report, sweep_jobs(), lambda clean, n: clean,
+            _clean, runs = forked_sweep(base, args.candidate, seed, None, report, lambda clean, n: clean,
                                         wanted=lambda p: _in_slice(p, point, shard))
         except RunInterrupted:
             index = ReportIndex(report, args.candidate, probe_candidate(args.candidate).digest, _command(), [],

@@ -111,3 +111,27 @@ def test_points_forked_that_the_clean_history_does_not_list_are_the_harness_erro
     assert doc["exit_code"] == 3 and doc["verdict"] == "unknown" and doc["error"]["kind"] == "harness"
     assert "the crash-point sweep" in doc["error"]["message"] and "must be the same points" in doc["error"]["message"]
     assert json.loads((tmp_path / SMALL.id / "run.json").read_text())["exit_code"] == 3
+
+
+def test_a_fork_killed_mid_exchange_with_the_zygote_leaves_the_parents_pipe_whole() -> None:
+    """A fork (a crash point) talks to the zygote on a pipe of its own: if it dies between asking
+    and reading the answer, the answer is lost with its pipe, and the parent's next exchange gets
+    its own answer, not the dead fork's."""
+    from durable_harness.harness.candidate._pipe import send
+    from durable_harness.harness.candidate._zygote import share_with_this_fork, zygote
+
+    pipe = zygote().connection()
+    pid = os.fork()
+    if pid == 0:  # the fork: asks, and dies before the answer
+        try:
+            share_with_this_fork(pipe)
+            send(zygote()._sock, {"k": "reap", "pid": 999_999_999})
+        finally:
+            os._exit(0)
+    pipe.close()
+    os.waitpid(pid, 0)
+    child, sock = zygote().spawn({"mode": "probe", "spec": "reference", "network": "none"})
+    sock.close()
+    os.kill(child, signal.SIGKILL)
+    status, _ = zygote().reap(child)
+    assert status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status

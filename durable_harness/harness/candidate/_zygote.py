@@ -14,10 +14,11 @@ one request at a time, on its pipe:
   and pass the harness its end of the instance's own pipe (a socket, through ``SCM_RIGHTS``);
 * ``reap``: wait for an instance the harness has killed, and say how it ended and its CPU time.
 
-A sweep's crash points are forks of the harness's process (``_sweep_fork``) that run beside it;
-such a fork shares its parent's zygote (``share_with_this_fork``) instead of starting one, and every
-exchange on the pipe holds a lock on a file (``flock``), so that one exchange is whole whoever
-makes it.
+* ``connect``: open another pipe to the zygote and pass the harness its end. A sweep's crash
+  points are forks of the harness's process (``_sweep_fork``) that run beside it; each fork talks
+  to its parent's zygote on a pipe of its own (``connection`` before the fork,
+  ``share_with_this_fork`` in it), so that a fork killed in the middle of an exchange breaks only
+  its own pipe, never the parent's.
 
 The zygote is started through the process supervisor (its own process group, registered with the
 watchdog, so that it and every instance die with the harness however the harness ends) and ends
@@ -27,18 +28,17 @@ when its pipe closes. It never runs candidate code itself: only its forks do.
 from __future__ import annotations
 
 import atexit
-import contextlib
-import fcntl
 import gc
 import json
 import os
+import select
 import shutil
 import signal
 import socket
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,6 @@ class Zygote:
 
         self._lock = threading.Lock()
         self._folder = Path(tempfile.mkdtemp(prefix="durable-harness-zygote-"))
-        self._lock_fd = os.open(self._folder / "pipe.lock", os.O_RDWR | os.O_CREAT, 0o600)
         self.shared = False  # a fork's handle on its parent's zygote: the parent owns the process
         ours, theirs = socket.socketpair()
         paths = [p for p in sys.path if p]
@@ -89,46 +88,43 @@ class Zygote:
     def spawn(self, request: Mapping[str, Any]) -> tuple[int, socket.socket]:
         """Fork an instance for ``request`` (``_child.run_child`` reads it); its pid and the harness's
         end of its pipe."""
-        with self._exclusive():
+        with self._lock:
             answer = self._ask({**request, "k": "spawn"})
-            try:
-                _, fds, _, _ = socket.recv_fds(self._sock, 1, 1)
-            except OSError as err:
-                raise self._broken(f"no pipe came with instance {answer.get('pid')}: {err}") from None
-            if len(fds) != 1:
-                raise self._broken("no pipe came with a new instance")
-            return int(answer["pid"]), socket.socket(fileno=fds[0])
+            return int(answer["pid"]), self._received_pipe(f"instance {answer.get('pid')}")
 
     def reap(self, pid: int) -> tuple[int | None, float]:
         """Wait for instance ``pid`` (already killed, or dead): its wait status and CPU seconds."""
-        with self._exclusive():
+        with self._lock:
             answer = self._ask({"k": "reap", "pid": pid})
         status = answer.get("status")
         cpu_s = float(answer.get("cpu_s") or 0.0)
         self.instances_cpu_s += cpu_s
         return (int(status) if isinstance(status, int) else None), cpu_s
 
-    @contextlib.contextmanager
-    def _exclusive(self) -> Iterator[None]:
-        """One exchange on the pipe at a time: among this process's threads, and among the forks
-        that share the zygote (a lock on a file, taken on a description of the file of one's own)."""
+    def connection(self) -> socket.socket:
+        """Another pipe to the zygote, for a fork of this process to make its own (see the module's doc)."""
         with self._lock:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            self._ask({"k": "connect"})
+            return self._received_pipe("a new pipe")
 
-    def share_with_this_fork(self) -> None:
-        """In a fork of the harness: use the parent's zygote (the parent goes on using it too). The
-        lock file is opened again (a lock taken through the inherited description would be the
-        parent's own), and the instances reaped from here on are counted here."""
-        os.close(self._lock_fd)
-        self._lock_fd = os.open(self._folder / "pipe.lock", os.O_RDWR)
+    def share_with_this_fork(self, pipe: socket.socket) -> None:
+        """In a fork of the harness: talk to the parent's zygote on ``pipe`` (from ``connection``),
+        leave the parent's pipe to the parent, and count the instances reaped from here on."""
+        self._sock.close()  # this fork's copy only: the parent's end stays open in the parent
+        self._sock = pipe
         self._lock = threading.Lock()
         self.owner = os.getpid()
         self.shared = True
         self.instances_cpu_s = 0.0
+
+    def _received_pipe(self, what: str) -> socket.socket:
+        try:
+            _, fds, _, _ = socket.recv_fds(self._sock, 1, 1)
+        except OSError as err:
+            raise self._broken(f"no pipe came with {what}: {err}") from None
+        if len(fds) != 1:
+            raise self._broken(f"no pipe came with {what}")
+        return socket.socket(fileno=fds[0])
 
     def _ask(self, request: Mapping[str, Any]) -> dict[str, Any]:
         try:
@@ -152,10 +148,6 @@ class Zygote:
             pass
         if self.shared:  # the parent's: it stops it
             return
-        try:
-            os.close(self._lock_fd)
-        except OSError:
-            pass
         self._process.kill()
         shutil.rmtree(self._folder, ignore_errors=True)
 
@@ -184,11 +176,11 @@ def zygote() -> Zygote:
         return _ZYGOTE[0]
 
 
-def share_with_this_fork() -> None:
-    """In a fork of the harness (a sweep's crash point): go on with the parent's zygote, if it has
-    one (``Zygote.share_with_this_fork``)."""
-    if _ZYGOTE:
-        _ZYGOTE[0].share_with_this_fork()
+def share_with_this_fork(pipe: socket.socket) -> None:
+    """In a fork of the harness (a sweep's crash point): go on with the parent's zygote, on ``pipe``
+    (``Zygote.connection``, asked by the parent before the fork)."""
+    _REAPED[0] = 0.0  # the parent's count; this fork counts its own
+    _ZYGOTE[0].share_with_this_fork(pipe)
 
 
 def instances_cpu_s() -> float:
@@ -211,7 +203,7 @@ atexit.register(_close_at_exit)
 
 # -- the zygote's side ---------------------------------------------------------------------------
 def main(fd: int) -> None:
-    """The zygote process: warm up, then serve spawn and reap requests until the pipe closes."""
+    """The zygote process: warm up, then serve requests on its pipes until the harness's closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's: it kills us
     sock = socket.socket(fileno=fd)
     _warm_sdk()
@@ -220,31 +212,50 @@ def main(fd: int) -> None:
     gc.collect()
     gc.freeze()  # what is here now is shared with every fork: no collection of ours touches it again
     send(sock, {"k": "ready", "pid": os.getpid()})
+    pipes = [sock]  # the harness's first pipe, then one per fork of the harness that asked
     while True:
-        try:
-            header, _ = recv(sock)
-        except (HungUp, PipeGarbage, OSError):
-            os._exit(0)
-        try:
-            if header["k"] == "spawn":
-                _spawn(sock, header)
-            elif header["k"] == "reap":
-                _reap(sock, int(header["pid"]))
-            else:
-                send(sock, {"k": "failed", "message": f"unknown request {header['k']!r}"})
-        except (HungUp, OSError):
-            os._exit(0)
-        except Exception as err:  # a bug of ours: say it, and go on serving
-            send(sock, {"k": "failed", "message": f"{type(err).__name__}: {err}"})
+        for ready in select.select(pipes, [], [])[0]:
+            if not _serve(ready, pipes):
+                if ready is sock:  # the harness is gone
+                    os._exit(0)
+                pipes.remove(ready)  # a fork of it is gone: its pipe only
+                ready.close()
 
 
-def _spawn(sock: socket.socket, request: dict[str, Any]) -> None:
+def _serve(sock: socket.socket, pipes: list[socket.socket]) -> bool:
+    """Answer one request on ``sock``; False when that pipe is broken or closed."""
+    try:
+        header, _ = recv(sock)
+    except (HungUp, PipeGarbage, OSError):
+        return False
+    try:
+        if header["k"] == "spawn":
+            _spawn(sock, header, pipes)
+        elif header["k"] == "reap":
+            _reap(sock, int(header["pid"]))
+        elif header["k"] == "connect":
+            ours, theirs = socket.socketpair()
+            pipes.append(ours)
+            send(sock, {"k": "connected"})
+            socket.send_fds(sock, [b"F"], [theirs.fileno()])
+            theirs.close()
+        else:
+            send(sock, {"k": "failed", "message": f"unknown request {header['k']!r}"})
+    except (HungUp, OSError):
+        return False
+    except Exception as err:  # a bug of ours: say it, and go on serving
+        send(sock, {"k": "failed", "message": f"{type(err).__name__}: {err}"})
+    return True
+
+
+def _spawn(sock: socket.socket, request: dict[str, Any], pipes: list[socket.socket]) -> None:
     from durable_harness.harness.candidate._child import run_child
 
     ours, theirs = socket.socketpair()
     pid = os.fork()
     if pid == 0:  # the instance: it never comes back from here
-        sock.close()
+        for pipe in pipes:
+            pipe.close()
         ours.close()
         run_child(theirs, request)
     theirs.close()
