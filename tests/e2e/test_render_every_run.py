@@ -92,6 +92,9 @@ def test_every_kind_of_run_document_renders(tmp_path: Path, monkeypatch: pytest.
     docs["determinism"] = check_determinism(base, scenario("baseline"), "tests.e2e.test_determinism:noisy", tmp_path / "noisy")
     monkeypatch.setenv(HARNESS_PID, str(os.getpid()))
     monkeypatch.setenv(PASS_ENV, HARNESS_PID)
+    # Ctrl-C as a terminal's process gets it: pytest started in the background of a script inherits
+    # SIGINT ignored (POSIX), and Python keeps it so; then no SIGINT would reach the run.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         ran, _ = run_once(scenario("baseline"), f"{__name__}:interrupts")
     except RunInterrupted as interrupted:
@@ -99,6 +102,8 @@ def test_every_kind_of_run_document_renders(tmp_path: Path, monkeypatch: pytest.
     else:  # say how the run ended instead (the candidate's SIGINT never stopped it)
         pytest.fail(f"the run was not interrupted: {ran['verdict']}, {ran['error']}, "
                     f"{[(c['name'], c['because']) for c in ran['checkers'] if c['verdict'] != 'pass']}")
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
     assert docs["claims null"]["claims"] is None and docs["claims null"]["error"] is None
     assert {d["error"]["kind"] for d in docs.values() if d["error"]} == {"candidate", "setup", "harness", "interrupted"}
