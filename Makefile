@@ -23,9 +23,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -m "slow or not slow" -q -n auto
 
-## test-fast: the fast tests only (the default of a bare `pytest`)
+## test-fast: the fast tests only (a bare `pytest` runs the same, in one process), on every core
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy

@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from durable_harness.harness.faults import fault_kinds, get_fault_kind
 from durable_harness.harness.scenario._schema import scenario_schema
@@ -67,6 +68,7 @@ print(json.dumps({"faults": doc["faults"], "checkers": {c["name"]: c for c in do
 '''
 
 
+@pytest.mark.e2e  # runs scenarios end to end: `make test` runs it
 def test_a_new_fault_kind_and_checker_are_one_module_plus_registration(tmp_path: Path) -> None:
     (tmp_path / "teapot_plugin.py").write_text(textwrap.dedent(PLUGIN))
     (tmp_path / "teapot.yaml").write_text(SCENARIO)

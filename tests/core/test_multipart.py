@@ -4,6 +4,7 @@ write (read directly) and anything else (handed to ``email``), including bodies 
 from __future__ import annotations
 
 import httpx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ def _encoded(fields: dict[str, str], files: list[tuple[str, str, str, bytes]]) -
     return request.headers.get("content-type", ""), request.read()
 
 
+@pytest.mark.slow  # a property sweep of seconds: `make test` runs it
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(_names, _names, max_size=3),
        st.lists(st.tuples(_names, _names, _types, _payloads), max_size=3))
@@ -40,6 +42,7 @@ def test_what_clients_send_reads_as_email_reads_it(fields: dict[str, str], files
     assert _outcome(parse_form, content_type, body) == _outcome(_email_form, content_type, body)
 
 
+@pytest.mark.slow  # a property sweep of seconds: `make test` runs it
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_garbled_bodies_read_as_email_reads_them(data: st.DataObject) -> None:

@@ -121,6 +121,7 @@ def _one_line_error_or_scenario(path: Path) -> str:
     return outcome
 
 
+@pytest.mark.slow  # a property sweep of seconds: `make test` runs it
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(text=st.one_of(structural(), textual()))
@@ -131,6 +132,7 @@ def test_a_mutated_scenario_file_is_valid_or_one_line_naming_the_file(tmp_path_f
     event(_one_line_error_or_scenario(path))
 
 
+@pytest.mark.slow  # a property sweep of seconds: `make test` runs it
 @settings(max_examples=2 * FUZZ_EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(text=structural())

@@ -10,6 +10,8 @@ import pytest
 from durable_harness.harness import ScenarioError, load_scenario
 from durable_harness.harness._run import run_once
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 REPO = Path(__file__).parents[2]
 SCENARIOS = REPO / "durable_harness" / "scenarios"
 

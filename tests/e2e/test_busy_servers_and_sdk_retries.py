@@ -18,6 +18,8 @@ from durable_harness.harness._run import run_once
 from durable_harness.harness.candidate._environ import PASS_ENV
 from durable_harness.harness.scenario import ScenarioError
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 REPO = Path(__file__).parents[2]
 # Where the recording candidate writes, for each webhook, its id and whether a step was running: a
 # file named in its environment (a candidate is a process of its own; DH_PASS_ENV passes the name on).

@@ -23,6 +23,8 @@ from durable_harness.harness.candidate._environ import PASS_ENV
 from durable_harness.harness.candidate._zygote import zygote
 from tests.e2e._processes import MARK, new_mark, wait_gone
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 REPO = Path(__file__).parents[2]
 HOSTILE = "tests.candidates.hostile"
 

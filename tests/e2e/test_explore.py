@@ -11,6 +11,8 @@ import pytest
 from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness.explore import coverage_lines, explore, export
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 
 @pytest.mark.slow  # a search of up to 60 runs, then a shrink
 def test_a_lost_write_is_found_for_blind_retry_shrunk_and_exported(tmp_path: Path) -> None:

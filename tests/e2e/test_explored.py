@@ -12,6 +12,8 @@ import pytest
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
 from durable_harness.harness.scenario import ScenarioError
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 HERE = Path(__file__).parent / "scenarios" / "explored"
 EXPLORED = load_scenarios([HERE])
 

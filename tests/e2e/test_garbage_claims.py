@@ -13,6 +13,8 @@ from durable_harness.candidates.reference import ReferencePlane
 from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness._run import run_once
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 SCENARIOS = Path(__file__).parents[2] / "durable_harness" / "scenarios"
 
 

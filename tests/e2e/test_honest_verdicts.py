@@ -15,6 +15,8 @@ from durable_harness.fakes.wordpress import WordPressFake
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
 from durable_harness.harness._run import run_once
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 REPO = Path(__file__).parents[2]
 SCENARIOS = REPO / "durable_harness" / "scenarios"
 HERE = Path(__file__).parent

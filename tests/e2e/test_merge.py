@@ -12,6 +12,8 @@ import pytest
 
 from durable_harness.harness.cli import main
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 SCENARIOS = Path(__file__).parents[2] / "durable_harness" / "scenarios"
 FEW = ["baseline", "lost-draft-response", "lost-media-response-2", "draft-503-before-write"]
 

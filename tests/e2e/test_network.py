@@ -22,6 +22,8 @@ from durable_harness.harness import load_scenarios, run_scenario
 from durable_harness.harness.scenario import ScenarioError, load_scenario
 from tests.e2e._processes import REFERENCE, REPO, as_process
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 NETWORK = load_scenarios([REPO / "durable_harness" / "scenarios" / "network"])
 BY_ID = {s.id: s for s in NETWORK}
 

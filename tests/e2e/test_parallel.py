@@ -16,6 +16,8 @@ import pytest
 
 from tests.e2e._processes import MARK, kill_marked, new_mark, wait_gone
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 REPO = Path(__file__).parents[2]
 SCENARIOS = REPO / "durable_harness" / "scenarios"
 SOME = ("baseline", "lost-draft-response", "coding-baseline", "wordpress-down", "cancel-while-draft-in-flight")

@@ -19,6 +19,8 @@ import pytest
 
 from durable_harness.harness import load_scenarios, run_scenario
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 REPO = Path(__file__).parents[2]
 CATALOGUE = load_scenarios([REPO / "durable_harness" / "scenarios"])
 FACTORIES = ("tests.candidates.polling:create", "tests.candidates.polling:create_blocking")

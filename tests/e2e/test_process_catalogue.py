@@ -25,6 +25,8 @@ from durable_harness.harness._sweep import POINTS, SweepPoint, run_point
 from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
 from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, wait_gone
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 # The whole catalogue: a scenario with workers: 2 runs two processes on a scratch PostgreSQL database.
 CATALOGUE = load_scenarios([REPO / "durable_harness" / "scenarios"])
 

@@ -28,6 +28,8 @@ from tests.e2e._processes import (
     MISBEHAVING, NODE_EXAMPLE, REFERENCE, REPO, kill_marked, marked, new_mark, survivors, wait_gone, wait_present,
 )
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 BASELINE = REPO / "durable_harness" / "scenarios" / "baseline.yaml"
 
 

@@ -18,6 +18,8 @@ from durable_harness.harness._run import RunInterrupted, run_once
 from durable_harness.harness.candidate._environ import PASS_ENV
 from durable_harness.reports import load_report, render_junit, render_summary, validate_run, write_outputs
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 REPO = Path(__file__).parents[2]
 SCENARIOS = REPO / "durable_harness" / "scenarios"
 HERE = Path(__file__).parent

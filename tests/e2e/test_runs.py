@@ -13,6 +13,8 @@ from durable_harness.candidates.mutants import mutant_names
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
 from durable_harness.harness._sweep import sweep
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 REPO = Path(__file__).parents[2]
 CATALOGUE = load_scenarios([REPO / "durable_harness" / "scenarios"])
 

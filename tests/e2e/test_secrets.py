@@ -12,9 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from durable_harness.harness import load_scenario
 from durable_harness.harness._redact import MARK, secret_forms
 from durable_harness.harness._world import World
+
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
 REPO = Path(__file__).parents[2]
 CI_TOKEN = "ci-runner-token-6b1f0a9e3c2d4e5f"

@@ -13,6 +13,8 @@ from durable_harness.harness import load_scenario
 from durable_harness.harness._sweep import point_scenario, sweep, sweep_points
 from durable_harness.harness.cli import main
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 BASE = load_scenario(Path(__file__).parents[2] / "durable_harness" / "scenarios" / "baseline.yaml")
 
 

@@ -23,6 +23,8 @@ from durable_harness.harness._sweep_fork import SWEEP_FORK, applies
 from durable_harness.harness._sweep_scenario import POINTS_DIR, run_sweep_scenario
 from durable_harness.harness.scenario import ActionSpec
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 SMALL = load_scenario(Path(__file__).parent / "scenarios" / "sweep-no-images.yaml")
 ARTICLE = load_scenario(Path(__file__).parents[2] / "durable_harness" / "scenarios" / "restart-at-every-io-point.yaml")
 

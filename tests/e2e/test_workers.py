@@ -15,6 +15,8 @@ import pytest
 from durable_harness.harness import load_scenario
 from durable_harness.harness._run import run_once
 
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
 SCENARIOS = Path(__file__).parents[2] / "durable_harness" / "scenarios"
 PAUSES = ("lease-holder-paused-mid-write", "lease-holder-paused-mid-write-fenced", "lease-holder-killed-write-delayed",
           "lease-holder-killed")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import httpx
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
@@ -126,6 +127,7 @@ class WordPressMachine(RuleBasedStateMachine):
 
 TestWordPressMachine = WordPressMachine.TestCase
 TestWordPressMachine.settings = settings(max_examples=30, stateful_step_count=12, deadline=None, database=None)
+TestWordPressMachine.pytestmark = [pytest.mark.slow]  # a stateful sweep of seconds: `make test` runs it
 
 
 @settings(max_examples=25, deadline=None, database=None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import pytest
 from _strategies import report_doc, run_doc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ def _report(draw: st.DrawFn) -> tuple[list[Doc], Doc | None]:
     return runs, index
 
 
+@pytest.mark.slow  # a property sweep of seconds: `make test` runs it
 @_SETTINGS
 @given(run_doc())
 def test_the_strategy_builds_valid_runs(run: Doc) -> None:
@@ -35,6 +37,7 @@ def test_the_strategy_builds_valid_indexes(index: Doc) -> None:
     validate_report(index)
 
 
+@pytest.mark.slow  # a property sweep of seconds: `make test` runs it
 @_SETTINGS
 @given(_report())
 def test_any_valid_documents_render_without_raising(report: tuple[list[Doc], Doc | None]) -> None:

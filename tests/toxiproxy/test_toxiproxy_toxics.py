@@ -104,6 +104,7 @@ def test_reset_peer_upstream_before_delivery(client: Toxiproxy, http_upstream: H
     assert http_upstream.server.writes == []
 
 
+@pytest.mark.slow  # seconds of real time: `make test` runs it
 def test_slow_close_holds_the_end_after_the_data(client: Toxiproxy, tcp_upstream: MakeTcp) -> None:
     closed = threading.Event()
 
