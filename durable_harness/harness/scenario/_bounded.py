@@ -20,56 +20,19 @@ This module does not validate a scenario (``_loader`` and the schema do).
 from __future__ import annotations
 
 import math
-import os
-import stat
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from durable_harness.harness.scenario._read import MAX_BYTES, BoundedYamlError, read_regular
+
 __all__ = ["BoundedYamlError", "MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "load_bounded", "read_regular"]
 
-MAX_BYTES = 1024 * 1024  # a scenario file is a few hundred lines
 MAX_DEPTH = 32  # the catalogue nests 7 deep
 MAX_NODES = 10_000  # the catalogue's largest file has about 100 nodes
 # libyaml's parser where PyYAML was built with it: ten times faster, the same events and documents.
 # Text it refuses is read again by PyYAML's own parser, whose messages are the ones users see.
 _FAST: Any = getattr(yaml, "CSafeLoader", None)
-
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
-class BoundedYamlError(ValueError):
-    """The file is not something the loader will parse; the message is one line, without the file's name."""
-
-
-def read_regular(path: Path, max_bytes: int = MAX_BYTES) -> bytes:
-    """The bytes of ``path``, if it is a regular file of at most ``max_bytes`` bytes.
-
-    The file is opened without blocking (a FIFO with no writer would otherwise hang the open) and
-    its kind is read from the open descriptor, not from the path."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-            raise BoundedYamlError(f"{what}, not a regular file; a scenario is a YAML file")
-        chunks: list[bytes] = []
-        left = max_bytes + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 65536))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:
-        raise BoundedYamlError(f"larger than {max_bytes} bytes; a scenario file is a few hundred lines")
-    return data
 
 
 def load_bounded(text: str) -> Any:

@@ -7,6 +7,8 @@ one line, e.g. ``durable_harness/scenarios/x.yaml: faults[0].at.nth: 0 is less t
 reach the parser, and what it may build, is bounded (``_bounded``): files larger than 1 MiB and paths
 that are not regular files are refused before they are parsed, and so are documents nested too deep
 or multiplied by aliases; values shown in a message are clipped, so a message stays one short line.
+A file whose bytes were found valid before, under the same schema and code, is not parsed or
+checked against the schema again (``_cache``); what the schema cannot check is checked at every load.
 
 It deliberately does not run anything; it only turns files into ``Scenario`` records.
 """
@@ -16,15 +18,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from durable_harness.harness.faults import Trigger, get_fault_kind
-from durable_harness.harness.scenario._bounded import BoundedYamlError, load_bounded, read_regular
+from durable_harness.harness.scenario._cache import cached, keep
 from durable_harness.harness.scenario._model import ActionSpec, Expect, FaultSpec, Scenario, WorkloadSpec
+from durable_harness.harness.scenario._read import BoundedYamlError, read_regular
 from durable_harness.harness.scenario._schema import scenario_validators
+
+if TYPE_CHECKING:  # the parser and the validator are imported for a file not found valid before (``_cache``)
+    import jsonschema
 
 __all__ = ["ScenarioError", "catalogue_dir", "load_scenario", "load_scenarios", "scenario_from_raw", "scenario_paths"]
 
@@ -70,9 +73,28 @@ def load_scenarios(paths: Sequence[Path | str]) -> list[Scenario]:
 def load_scenario(path: Path | str) -> Scenario:
     path = Path(path)
     try:
-        raw = load_bounded(read_regular(path).decode("utf-8"))
+        data = read_regular(path)
     except OSError as err:
         raise ScenarioError(f"{path}: cannot read: {err.strerror or err}") from err
+    except BoundedYamlError as err:
+        raise ScenarioError(f"{path}: {err}") from err
+    raw = cached(data)
+    if raw is not None:  # these bytes parsed and passed this schema before: the rest is checked again
+        _check_names(path, raw)
+        return _build(path, raw)
+    raw = _parse(path, data)
+    scenario = scenario_from_raw(raw, path)
+    keep(data, raw)
+    return scenario
+
+
+def _parse(path: Path, data: bytes) -> Any:
+    import yaml
+
+    from durable_harness.harness.scenario._bounded import load_bounded
+
+    try:
+        return load_bounded(data.decode("utf-8"))
     except UnicodeDecodeError as err:
         raise ScenarioError(f"{path}: not UTF-8 text (byte {err.start}): a scenario file is YAML") from err
     except BoundedYamlError as err:
@@ -82,7 +104,6 @@ def load_scenario(path: Path | str) -> Scenario:
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ScenarioError(f"{path}: {where}not valid YAML: {_one_line(str(problem))}") from err
-    return scenario_from_raw(raw, path)
 
 
 def scenario_from_raw(raw: object, path: Path) -> Scenario:

@@ -14,19 +14,24 @@ from __future__ import annotations
 import copy
 import json
 from importlib import resources
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from durable_harness.harness.actions import action_kinds, get_action_kind
 from durable_harness.harness.faults import fault_kinds, get_fault_kind
-from durable_harness.harness.scenario._fastcheck import fast_validator
 from durable_harness.harness.services import get_service, service_names
 from durable_harness.harness.workloads import get_workload, workload_names
 
-__all__ = ["scenario_schema", "scenario_validator", "scenario_validators"]
+if TYPE_CHECKING:  # jsonschema is imported when a file is checked (a file found valid before is not: ``_cache``)
+    import jsonschema
+
+__all__ = ["registry_state", "scenario_schema", "scenario_validator", "scenario_validators"]
 
 _CACHE: dict[tuple[tuple[str, ...], ...], tuple[Any, jsonschema.Draft202012Validator]] = {}
+
+
+def registry_state() -> tuple[tuple[str, ...], ...]:
+    """What the registries hold now, by name: the schema is rebuilt when this changes."""
+    return (tuple(workload_names()), tuple(service_names()), tuple(fault_kinds()), tuple(action_kinds()))
 
 
 def _base() -> dict[str, Any]:
@@ -97,7 +102,11 @@ def scenario_validator() -> jsonschema.Draft202012Validator:
 def scenario_validators() -> tuple[Any, jsonschema.Draft202012Validator]:
     """(fast, as written) validators for the current schema, rebuilt only when a registry changed:
     the same verdicts, the first in a third of the time (``_fastcheck``)."""
-    key = (tuple(workload_names()), tuple(service_names()), tuple(fault_kinds()), tuple(action_kinds()))
+    import jsonschema
+
+    from durable_harness.harness.scenario._fastcheck import fast_validator
+
+    key = registry_state()
     pair = _CACHE.get(key)
     if pair is None:
         schema = scenario_schema()
