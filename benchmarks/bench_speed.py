@@ -39,6 +39,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -302,18 +303,26 @@ def _cli() -> list[str]:
 
 
 def row_cli(args: argparse.Namespace) -> list[Figure]:
+    """Each command with the scenario cache warm (the catalogue read before, as from the second
+    command on), and ``validate`` with none (``DURABLE_HARNESS_CACHE=off``: every file parsed and
+    checked, as the first command on a machine does). Whether Python may write byte code
+    (``PYTHONDONTWRITEBYTECODE``) is printed with the figures: an editable install without it
+    compiles the harness at every start."""
     figures = []
-    for command in (["--help"], ["list"], ["validate"]):
-        name = " ".join(command)
-        cpu = Figure(f"cli {name} CPU", "ms", f"durable-harness {name}: the process's CPU")
-        wall = Figure(f"cli {name} wall", "ms", f"durable-harness {name}: wall time")
-        subprocess.run(_cli() + command, cwd=CODE, capture_output=True, check=True)  # warm the file cache
-        for _ in range(args.repeat):
-            c0, w0 = _cpu(), time.perf_counter()
-            subprocess.run(_cli() + command, cwd=CODE, capture_output=True, check=True)
-            cpu.add(1000 * (_cpu() - c0))
-            wall.add(1000 * (time.perf_counter() - w0))
-        figures += [cpu, wall]
+    with tempfile.TemporaryDirectory(prefix="bench-cli-cache-") as folder:
+        for command, cache in ((["--help"], folder), (["list"], folder), (["validate"], folder), (["validate"], "off")):
+            name = " ".join(command) + (" (no scenario cache)" if cache == "off" else "")
+            env = {**os.environ, "DURABLE_HARNESS_CACHE": cache}
+            cpu = Figure(f"cli {name} CPU", "ms", f"durable-harness {name}: the process's CPU")
+            wall = Figure(f"cli {name} wall", "ms", f"durable-harness {name}: wall time")
+            subprocess.run(_cli() + command, cwd=CODE, env=env, capture_output=True, check=True)  # warm the caches
+            for _ in range(args.repeat):
+                c0, w0 = _cpu(), time.perf_counter()
+                subprocess.run(_cli() + command, cwd=CODE, env=env, capture_output=True, check=True)
+                cpu.add(1000 * (_cpu() - c0))
+                wall.add(1000 * (time.perf_counter() - w0))
+            cpu.extra["PYTHONDONTWRITEBYTECODE"] = os.environ.get("PYTHONDONTWRITEBYTECODE", "")
+            figures += [cpu, wall]
     return figures
 
 
