@@ -2,11 +2,11 @@
 
 Each scenario is one task (sweeps are started first: they take longest): a worker process loads
 its file and runs it exactly as a sequential run would (``run_scenario``, its own seed, its own
-folder in the report), so its run.json and history are byte for byte the same; the documents come back in the catalogue's order, whatever order they
-finished in, and the report made from them is the sequential run's. Progress is printed as
-scenarios finish. The workers are started by a fork server (no state of this process but its
-environment: ``--keep-candidate-db`` and ``--toxiproxy`` have set theirs before), ``N`` at most,
-never more than there are scenarios.
+folder in the report), so its run.json and history are byte for byte the same; the documents come
+back in the catalogue's order, whatever order they finished in, and the report made from them is
+the sequential run's. Progress is printed as scenarios finish. The workers are started by a fork
+server (no state of this process but its environment: ``--keep-candidate-db`` and ``--toxiproxy``
+have set theirs before), ``N`` at most, never more than there are scenarios.
 
 A signal stops the run: no new scenario starts, the workers are stopped, and what finished is
 kept (the run is partial, as a sequential run cut short is). A worker that dies under a scenario is

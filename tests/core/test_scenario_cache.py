@@ -15,21 +15,11 @@ import pytest
 from durable_harness.harness import ScenarioError, load_scenario, load_scenarios
 from durable_harness.harness.scenario import _cache
 from durable_harness.harness.scenario._cache import CACHE_ENV, MAX_ENTRIES
+from tests.core.test_scenarios import GOOD
 
 REPO = Path(__file__).parents[2]
 CATALOGUE = REPO / "durable_harness" / "scenarios"
 
-GOOD = """\
-id: cached
-title: a scenario read twice
-covers: the cache
-workload: {kind: article}
-faults:
-  - kind: lose_response
-    at: {service: wordpress, method: POST, route: /wp/v2/posts, nth: 1}
-expect: {outcome: needs_human}
-must_catch: [mutant:blind-retry]
-"""
 
 
 @pytest.fixture
@@ -68,7 +58,7 @@ def test_a_load_from_the_cache_imports_neither_the_parser_nor_the_validator(cach
 def test_a_file_edited_after_it_was_kept_is_checked_again(cache: Path, tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text(GOOD)
-    assert load_scenario(path).id == "cached"
+    assert load_scenario(path).id == "x-test"
     path.write_text(GOOD.replace("nth: 1", "nth: 0"))
     with pytest.raises(ScenarioError, match=r"s\.yaml: faults\[0\]\.at\.nth: 0 is invalid"):
         load_scenario(path)
@@ -106,7 +96,7 @@ def test_a_corrupt_entry_is_a_miss_and_is_replaced(cache: Path, tmp_path: Path) 
     for garbage in ("{not json", json.dumps({"v": "1", "raw": ["not", "a", "mapping"]}), json.dumps({"v": "0", "raw": {}})):
         entry.write_text(garbage)
         assert load_scenario(path) == first
-        assert json.loads(entry.read_text())["raw"]["id"] == "cached"
+        assert json.loads(entry.read_text())["raw"]["id"] == "x-test"
 
 
 def test_a_registry_that_grew_is_another_schema(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -136,11 +126,11 @@ def test_off_keeps_nothing_and_an_unwritable_folder_is_no_cache(tmp_path: Path, 
     path = tmp_path / "s.yaml"
     path.write_text(GOOD)
     monkeypatch.setenv(CACHE_ENV, "off")
-    assert load_scenario(path).id == "cached"
+    assert load_scenario(path).id == "x-test"
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv(CACHE_ENV, str(blocker))
-    assert load_scenario(path).id == "cached" and load_scenario(path).id == "cached"
+    assert load_scenario(path).id == "x-test" and load_scenario(path).id == "x-test"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "s.yaml"]
 
 

@@ -5,7 +5,7 @@ hang or exhaust the harness before it is even validated. So:
 
 * only a regular file is read (``/dev/zero``, a FIFO, a socket or a directory given as a file is
   refused from the opened descriptor, so a file swapped after a check cannot slip through), and at
-  most ``MAX_BYTES`` of it;
+  most ``MAX_BYTES`` of it (``_read``, which imports no parser; re-exported here);
 * the YAML is scanned as a stream of events first, which needs no recursion and builds nothing:
   nesting deeper than ``MAX_DEPTH`` and more than ``MAX_NODES`` nodes once every alias is expanded
   (a "billion laughs" file expands to 10**9 nodes from a few hundred bytes) are refused, as is an

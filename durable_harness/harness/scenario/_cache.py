@@ -7,7 +7,8 @@ those bytes parse to it and pass the schema:
 * the file's bytes (SHA-256);
 * the schema as the registries compose it now (a plugin that adds a fault kind changes it);
 * the code that parses and checks: the bounded YAML reader, the fast validator, the installed
-  PyYAML and jsonschema (each named by its file's size and modification time).
+  PyYAML and jsonschema (each named by its file's size and modification time; the code that
+  composes the schema needs no stamp: the schema itself is in the key).
 
 Only a file that parsed and passed the schema is kept, so a refusal is always worded afresh. What
 the schema cannot check (registered candidate names, a fault's own rules) is checked at every load,
@@ -97,7 +98,7 @@ def _engine() -> str:
     if found is None:
         schema = json.dumps(scenario_schema(), sort_keys=True)
         here = Path(__file__).parent
-        parts = [_VERSION, schema, *(_stamp(here / name) for name in ("_bounded.py", "_fastcheck.py", "_schema.py")),
+        parts = [_VERSION, schema, *(_stamp(here / name) for name in ("_bounded.py", "_fastcheck.py")),
                  _stamp(_origin("yaml")), _stamp(_origin("jsonschema"))]
         found = _ENGINE[state] = hashlib.sha256("\n".join(parts).encode()).hexdigest()
     return found
