@@ -196,6 +196,39 @@ def test_a_port_in_use_is_exit_3_with_the_candidates_complaint(tmp_path: Path, m
     cannot_run(doc, "exited at start with status 1", "Address already in use")
 
 
+def test_a_port_taken_by_another_process_before_the_candidate_binds_it_is_the_harness_loss(
+        tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness names a port that is free when it looks; another process takes it before the
+    candidate binds it. Not the candidate's fault: it is started again on another port, and passes."""
+    from durable_harness.harness.candidate import _ports
+
+    with socket.socket() as thief:
+        thief.bind(("127.0.0.1", 0))
+        thief.listen(1)
+        stolen = thief.getsockname()[1]
+        named: list[int] = []
+
+        def listen_port() -> int:
+            named.append(stolen if not named else _ports.listen_port())
+            return named[-1]
+
+        monkeypatch.setattr("durable_harness.harness.candidate._process.listen_port", listen_port)
+        doc = run(BASELINE, marked(REFERENCE, mark), tmp_path)
+    assert doc["verdict"] == "pass", failing(doc)
+    assert named[0] == stolen and len(named) == 2 and named[1] != stolen
+    log = (tmp_path / "candidate-worker-1.log").read_text()
+    assert "Address already in use" in log and f"CANDIDATE_LISTEN=127.0.0.1:{named[1]}; the last start lost its port" in log
+
+
+def test_the_port_named_to_a_candidate_is_free_and_below_the_ephemeral_range() -> None:
+    from durable_harness.harness.candidate import _ports
+
+    top = _ports._ephemeral_start()
+    ports = [_ports.listen_port() for _ in range(50)]
+    assert all(not _ports.lost(p) for p in ports)
+    if top - _ports._LOWEST >= 1000:
+        assert all(_ports._LOWEST <= p < top for p in ports) and len(set(ports)) > 40
+
 def test_a_workers_scenario_with_a_network_fault_cannot_run_in_the_process_driver(tmp_path: Path, mark: str) -> None:
     scenario = load_scenario(REPO / "durable_harness" / "scenarios" / "network" / "sessions-api-down.yaml")
     object.__setattr__(scenario, "workers", 2)  # proxies are put in front of one worker only

@@ -34,7 +34,6 @@ import base64
 import json
 import os
 import signal
-import socket
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,6 +49,7 @@ from durable_harness.harness._rundoc import redact_text
 from durable_harness.harness._supervisor import Child, SpawnError, spawn
 from durable_harness.harness.candidate._command import CandidateCommand
 from durable_harness.harness.candidate._environ import candidate_environ
+from durable_harness.harness.candidate._ports import listen_port, lost
 from durable_harness.harness.candidate._driver import CandidateFailed
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
 
@@ -68,6 +68,7 @@ HEALTH_POLL_S = 0.05
 EXIT_GRACE_S = 2.0  # real seconds a refused call waits for the process's exit under way
 TIME_HEADER = "X-Harness-Time"  # on every call: the run's time now, in scenario seconds
 _MAX_WAKES = 100_000
+_PORT_RETRIES = 3  # starts lost because another process took the candidate's port first (``_ports``)
 _MAX_ERRORS = 50
 _TAIL_LINES = 6
 _SNIPPET = 120
@@ -124,6 +125,7 @@ class ProcessDriver:
         self._errors: list[dict[str, Any]] = []
         self._jobs: list[str] = []
         self._last_report: str | None = None
+        self._port, self._port_lost = 0, 0
         self._secrets: tuple[str, ...] = ()
         self._seen: tuple[int, int, str | None] = (-1, -1, None)
         self._changed_at = 0.0
@@ -185,19 +187,21 @@ class ProcessDriver:
             self._clock.call_later(float(params["for_s"]), self._network.remover(evidence))
         return evidence
 
-    def _spawn(self) -> None:
+    def _spawn(self, *, lost_port: bool = False) -> None:
         env = self._world.env(self.worker_id)
         if not self._secrets:
             self._secrets = _log_secrets(self._world.secrets, env)
-        self._listen = f"127.0.0.1:{_free_port()}"
+        self._port = listen_port()
+        self._listen = f"127.0.0.1:{self._port}"
         if self.solo or self._starts == 0:  # the run's time stands still until it is up again, as a restart
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
         contract = {**_served_at(env.environ(), self._bases), "CANDIDATE_LISTEN": self._listen,
                     "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}"}
         self._starts += 1
         self._killed_at_io = False
+        why = "; the last start lost its port to another process" if self._port_lost and lost_port else ""
         banner = (f"--- durable-harness: start {self._starts} of {self.worker_id}: {self._command.line} "
-                  f"(CANDIDATE_LISTEN={self._listen}) ---")
+                  f"(CANDIDATE_LISTEN={self._listen}{why}) ---")
         try:
             self._child = spawn(self._command.argv, candidate_environ(os.environ, {"PYTHONUNBUFFERED": "1", **contract}),
                                 self.log_path,
@@ -220,6 +224,11 @@ class ProcessDriver:
                     bound = RealBound(STARTUP_TIMEOUT_S)
                     continue
                 self._alive = False
+                if self._port_lost < _PORT_RETRIES and lost(self._port):  # another process took its port first:
+                    self._port_lost += 1                                   # the harness's loss; another port
+                    self._spawn(lost_port=True)
+                    bound = RealBound(STARTUP_TIMEOUT_S)
+                    continue
                 self._give_up(f"exited at start with status {child.returncode}")
             try:
                 response: httpx.Response | None = self._lock.call_unlocked(
@@ -502,12 +511,6 @@ def _object(response: httpx.Response) -> dict[str, Any] | None:
 def _snippet(response: httpx.Response) -> str:
     text = response.content[:_SNIPPET].decode("utf-8", "replace")
     return text + ("..." if len(response.content) > _SNIPPET else "")
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _log_secrets(secrets: tuple[str, ...], env: CandidateEnv) -> tuple[str, ...]:
