@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 from durable_harness.harness._clock import ClockError, VirtualClock
 
-__all__ = ["DEFAULT_TIME_SCALE", "TIME_SCALE_ENV", "CallTimeout", "ClockStopped", "RealBound", "RealTimeClock",
+__all__ = ["DEFAULT_TIME_SCALE", "TIME_SCALE_ENV", "CallAbandoned", "CallTimeout", "ClockStopped", "RealBound", "RealTimeClock",
            "WorldLock", "time_scale"]
 
 DEFAULT_TIME_SCALE = 10.0
@@ -62,6 +62,10 @@ def time_scale() -> float:
 
 class CallTimeout(TimeoutError):
     """``WorldLock.call_unlocked`` gave up waiting for its call."""
+
+
+class CallAbandoned(Exception):
+    """``WorldLock.call_unlocked`` stopped waiting: the process called was frozen meanwhile."""
 
 
 class ClockStopped(BaseException):
@@ -96,10 +100,11 @@ class WorldLock:
         with self._cond:
             return self._cond.wait_for(predicate, max(0.0, timeout_s))
 
-    def call_unlocked(self, fn: Callable[[], T], timeout_s: float) -> T:
+    def call_unlocked(self, fn: Callable[[], T], timeout_s: float, abandon: Callable[[], bool] | None = None) -> T:
         """``fn()`` on another thread while this one waits with the world released: a call into the
         candidate must never hold the world, or the candidate could not reach the services meanwhile.
-        Raises ``CallTimeout`` after ``timeout_s`` real seconds (``fn`` is left to finish by itself)."""
+        Raises ``CallTimeout`` after ``timeout_s`` real seconds, and ``CallAbandoned`` as soon as
+        ``abandon()`` holds once notified (the callee was stopped): ``fn`` is left to finish by itself."""
         box: list[tuple[bool, object]] = []
 
         def run() -> None:
@@ -113,8 +118,10 @@ class WorldLock:
 
         threading.Thread(target=run, name="dh-call", daemon=True).start()
         with self._cond:
-            if not self._cond.wait_for(lambda: bool(box), max(0.0, timeout_s)):
+            if not self._cond.wait_for(lambda: bool(box) or (abandon is not None and abandon()), max(0.0, timeout_s)):
                 raise CallTimeout(f"no answer within {timeout_s:g} s")
+            if not box:
+                raise CallAbandoned("the callee was stopped before it answered")
         ok, value = box[0]
         if not ok:
             assert isinstance(value, BaseException)

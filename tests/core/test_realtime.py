@@ -10,7 +10,7 @@ import pytest
 
 from durable_harness.harness._clock import ClockError, VirtualClock
 from durable_harness.harness._realtime import (
-    DEFAULT_TIME_SCALE, TIME_SCALE_ENV, CallTimeout, ClockStopped, RealTimeClock, WorldLock, time_scale,
+    DEFAULT_TIME_SCALE, TIME_SCALE_ENV, CallAbandoned, CallTimeout, ClockStopped, RealTimeClock, WorldLock, time_scale,
 )
 from durable_harness.harness.candidate import CandidateSpecError, candidate_digest, describe_candidate, resolve_candidate
 from durable_harness.harness.candidate._command import command_digest
@@ -103,6 +103,26 @@ def test_a_call_made_unlocked_lets_other_threads_into_the_world() -> None:
         lock.call_unlocked(lambda: time.sleep(1), 0.05)
     with pytest.raises(KeyError):
         lock.call_unlocked(lambda: {}["missing"], 5)
+
+
+def test_a_call_to_a_process_stopped_meanwhile_is_abandoned_at_once() -> None:
+    """A pause freezes the process the run's loop is calling (its report waits for its step, and
+    the step for the held request): the loop must not wait out the pause, or nobody supervises the
+    other workers meanwhile (a dead one stays dead)."""
+    lock, stopped, release = WorldLock(), [False], threading.Event()
+
+    def stop_soon() -> None:
+        time.sleep(0.05)
+        stopped[0] = True
+        lock.notify()
+
+    threading.Thread(target=stop_soon).start()
+    start = time.monotonic()
+    with pytest.raises(CallAbandoned):
+        lock.call_unlocked(lambda: release.wait(10), 10, abandon=lambda: stopped[0])
+    assert time.monotonic() - start < 5
+    release.set()
+    assert lock.call_unlocked(lambda: "answered", 5, abandon=lambda: False) == "answered"
 
 
 @pytest.mark.parametrize(("spec", "message"), [

@@ -44,7 +44,7 @@ import httpx
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
-from durable_harness.harness._realtime import CallTimeout, RealBound, RealTimeClock
+from durable_harness.harness._realtime import CallAbandoned, CallTimeout, RealBound, RealTimeClock
 from durable_harness.harness._rundoc import redact_text
 from durable_harness.harness._supervisor import Child, SpawnError, spawn
 from durable_harness.harness.candidate._command import CandidateCommand
@@ -315,6 +315,7 @@ class ProcessDriver:
         if self._child is not None:
             self._child.signal(signal.SIGSTOP)
             self._history.append(self._clock.now(), "note", "harness", {"sigstop": self.worker_id})
+        self._lock.notify()  # a call it has now gets no answer: whoever waits on it goes on
 
     def thaw(self) -> None:
         """SIGCONT: it goes on where it stopped (its clocks jumped meanwhile)."""
@@ -436,7 +437,10 @@ class ProcessDriver:
         headers = {**kwargs.pop("headers", {}), **self._time_header()}
         try:
             response: httpx.Response = self._lock.call_unlocked(
-                lambda: http.request(method, path, headers=headers, **kwargs), CALL_TIMEOUT_S + 1.0)
+                lambda: http.request(method, path, headers=headers, **kwargs), CALL_TIMEOUT_S + 1.0,
+                abandon=lambda: self.frozen)
+        except CallAbandoned:  # frozen (or killed) by a pause while it had the call: no answer, and the run's
+            return None        # loop goes on with the others (a client does not wait on a stopped server)
         except (httpx.TransportError, CallTimeout) as err:
             if child is not self._child or not self._alive:
                 return None  # killed meanwhile: a crash point
