@@ -64,12 +64,15 @@ class Entry:
 class History:
     """An append-only list of entries; operations get increasing op ids."""
 
-    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+    def __init__(self, entries: Iterable[Entry] = (), lines: Iterable[str] | None = None) -> None:
         self._entries: list[Entry] = list(entries)
         self._next_op = 1 + max((e.op or 0 for e in self._entries), default=0)
         self._open: dict[int, Entry] = {}
-        # Each entry's canonical line, made once when it is appended, and the digest of the lines so far.
-        self._lines: list[str] = [_line(e) for e in self._entries]
+        # Each entry's canonical line, made once when it is appended (or as read back), and the digest
+        # of the lines so far.
+        self._lines: list[str] = [_line(e) for e in self._entries] if lines is None else list(lines)
+        if len(self._lines) != len(self._entries):
+            raise ValueError(f"{len(self._lines)} lines for {len(self._entries)} history entries")
         self._sha = hashlib.sha256("".join(line + "\n" for line in self._lines).encode())
 
     # -- writing -------------------------------------------------------------------------
@@ -77,8 +80,9 @@ class History:
                op: int | None = None) -> Entry:
         if type_ not in TYPES:
             raise ValueError(f"history entry type {type_!r} is not one of {TYPES}")
-        entry = Entry(len(self._entries), time_s, type_, process, op, _plain(data or {}))
-        line = _line(entry)
+        text = _text(data or {})
+        entry = Entry(len(self._entries), time_s, type_, process, op, dict(json.loads(text)))
+        line = _compose(entry, text)
         self._entries.append(entry)
         self._lines.append(line)
         self._sha.update(line.encode())
@@ -142,7 +146,9 @@ class History:
 
     @classmethod
     def load(cls, path: Path) -> History:
-        entries = []
+        """The history saved at ``path``: its lines kept as they were written, so its digest is the
+        saved one."""
+        entries, lines = [], []
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
@@ -150,7 +156,8 @@ class History:
                 entries.append(Entry.from_json(json.loads(line)))
             except (ValueError, KeyError, TypeError) as err:
                 raise ValueError(f"{path}:{n}: not a history entry: {err}") from err
-        return cls(entries)
+            lines.append(line)
+        return cls(entries, lines)
 
 
 def _line(entry: Entry) -> str:
@@ -158,9 +165,18 @@ def _line(entry: Entry) -> str:
     return json.dumps(entry.to_json(), sort_keys=True, separators=(",", ":"))
 
 
-def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A JSON round-trip: entries hold only plain JSON values, so save/load is lossless."""
-    return dict(json.loads(json.dumps(data, sort_keys=True, default=_default)))
+def _text(data: Mapping[str, Any]) -> str:
+    """``data`` as canonical JSON, made once: the entry holds it parsed back (only plain JSON values,
+    so save/load is lossless) and its line embeds it as it is. Keys are sorted as they are; a key
+    that is not a string (never recorded today) is sorted before JSON makes it one."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=_default)
+
+
+def _compose(entry: Entry, text: str) -> str:
+    """``_line(entry)`` from the entry's data already made canonical (``text``): the same bytes."""
+    return (f'{{"data":{text},"index":{entry.index},"op":{json.dumps(entry.op)},'
+            f'"process":{json.dumps(entry.process)},"time_s":{json.dumps(round(entry.time_s, 6))},'
+            f'"type":{json.dumps(entry.type)}}}')
 
 
 def _default(value: Any) -> Any:
