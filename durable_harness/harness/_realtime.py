@@ -36,8 +36,8 @@ from typing import Any, TypeVar
 
 from durable_harness.harness._clock import ClockError, VirtualClock
 
-__all__ = ["DEFAULT_TIME_SCALE", "TIME_SCALE_ENV", "CallAbandoned", "CallTimeout", "ClockStopped", "RealBound", "RealTimeClock",
-           "WorldLock", "time_scale"]
+__all__ = ["DEFAULT_TIME_SCALE", "TIME_SCALE_ENV", "CallAbandoned", "CallTimeout", "ClockStopped", "RealBound",
+           "RealTimeClock", "WorldLock", "time_scale"]
 
 DEFAULT_TIME_SCALE = 10.0
 TIME_SCALE_ENV = "DURABLE_HARNESS_TIME_SCALE"

@@ -92,6 +92,7 @@ def test_a_history_read_back_keeps_its_lines_and_digest(tmp_path: Path) -> None:
     h.save(tmp_path / "h.jsonl")
     again = History.load(tmp_path / "h.jsonl")
     assert list(again.lines()) == list(h.lines()) and again.digest() == h.digest()
-    assert [e.data for e in again] == [e.data for e in h] == [{"by_id": {"9": "nine", "10": "ten"}, "v": 1.5}, {"v": [1, 2]}]
+    assert [e.data for e in again] == [e.data for e in h] == [{"by_id": {"9": "nine", "10": "ten"}, "v": 1.5},
+                                                              {"v": [1, 2]}]
     again.append(2.0, "note", "z", {})
     assert again.digest() != h.digest()

@@ -10,7 +10,8 @@ import pytest
 
 from durable_harness.harness._clock import ClockError, VirtualClock
 from durable_harness.harness._realtime import (
-    DEFAULT_TIME_SCALE, TIME_SCALE_ENV, CallAbandoned, CallTimeout, ClockStopped, RealTimeClock, WorldLock, time_scale,
+    DEFAULT_TIME_SCALE, TIME_SCALE_ENV, CallAbandoned, CallTimeout, ClockStopped, RealTimeClock, WorldLock,
+    time_scale,
 )
 from durable_harness.harness.candidate import CandidateSpecError, candidate_digest, describe_candidate, resolve_candidate
 from durable_harness.harness.candidate._command import command_digest

@@ -217,7 +217,8 @@ def test_a_port_taken_by_another_process_before_the_candidate_binds_it_is_the_ha
     assert doc["verdict"] == "pass", failing(doc)
     assert named[0] == stolen and len(named) == 2 and named[1] != stolen
     log = (tmp_path / "candidate-worker-1.log").read_text()
-    assert "Address already in use" in log and f"CANDIDATE_LISTEN=127.0.0.1:{named[1]}; the last start lost its port" in log
+    assert "Address already in use" in log
+    assert f"CANDIDATE_LISTEN=127.0.0.1:{named[1]}; the last start lost its port" in log
 
 
 def test_the_port_named_to_a_candidate_is_free_and_below_the_ephemeral_range() -> None:

@@ -115,7 +115,6 @@ class ProcessDriver:
         self._killed_at_io = False  # a crash point killed the process since it was last started
         self._child: Child | None = None
         self._http: httpx.Client | None = None
-        self._listen = ""
         self._alive = False
         self._failed: str | None = None
         self._restarts = 0
@@ -125,7 +124,7 @@ class ProcessDriver:
         self._errors: list[dict[str, Any]] = []
         self._jobs: list[str] = []
         self._last_report: str | None = None
-        self._port, self._port_lost = 0, 0
+        self._port, self._port_lost = 0, 0  # the port it was told to listen on; starts lost to a taken port
         self._secrets: tuple[str, ...] = ()
         self._seen: tuple[int, int, str | None] = (-1, -1, None)
         self._changed_at = 0.0
@@ -192,14 +191,13 @@ class ProcessDriver:
         if not self._secrets:
             self._secrets = _log_secrets(self._world.secrets, env)
         self._port = listen_port()
-        self._listen = f"127.0.0.1:{self._port}"
         if self.solo or self._starts == 0:  # the run's time stands still until it is up again, as a restart
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
         contract = {**_served_at(env.environ(), self._bases), "CANDIDATE_LISTEN": self._listen,
                     "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}"}
         self._starts += 1
         self._killed_at_io = False
-        why = "; the last start lost its port to another process" if self._port_lost and lost_port else ""
+        why = "; the last start lost its port to another process" if lost_port else ""
         banner = (f"--- durable-harness: start {self._starts} of {self.worker_id}: {self._command.line} "
                   f"(CANDIDATE_LISTEN={self._listen}{why}) ---")
         try:
@@ -212,6 +210,11 @@ class ProcessDriver:
             self._http.close()
         self._http = httpx.Client(base_url=f"http://{self._listen}", timeout=CALL_TIMEOUT_S)
         self._alive = True
+
+    @property
+    def _listen(self) -> str:
+        """``CANDIDATE_LISTEN`` of its current start."""
+        return f"127.0.0.1:{self._port}"
 
     def _wait_healthy(self) -> None:
         bound, garbled = RealBound(STARTUP_TIMEOUT_S), 0
