@@ -21,6 +21,7 @@ from durable_harness.harness._history import History
 from durable_harness.harness._run import run_once
 from durable_harness.harness._rundoc import write_run
 from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
+from durable_harness.harness.candidate import is_command
 from durable_harness.harness.faults import Trigger
 from durable_harness.harness.scenario import FaultSpec, Scenario
 
@@ -62,9 +63,14 @@ def points_of(history: History) -> list[SweepPoint]:
     return [SweepPoint(k, p, request) for k, request in enumerate(requests, 1) for p in POINTS]
 
 
-def point_scenario(base: Scenario, point: SweepPoint) -> Scenario:
-    """``base`` with one crash at ``point`` (and no other fault)."""
-    crash = FaultSpec(kind="crash", at=Trigger("*", "*", "*", nth=point.k), params={"point": point.point})
+def point_scenario(base: Scenario, point: SweepPoint, real_time: bool = False) -> Scenario:
+    """``base`` with one crash at ``point`` (and no other fault). In ``real_time`` (a candidate run
+    as a process) a run's requests vary a little in number (how often a job awaiting approval
+    polls), so the point's run may end its chaos before its k-th request: that point is *not
+    reached* (coverage: the run was a clean run of the candidate, judged as one), never unknown.
+    In-process the run up to the crash is the clean run, so a point it did not reach is unfired."""
+    crash = FaultSpec(kind="crash", at=Trigger("*", "*", "*", nth=point.k), params={"point": point.point},
+                      past_end_ok=real_time)
     return dataclasses.replace(base, id=f"{base.id}-crash-{point.k}-{point.point}", faults=(crash,), sweep=None,
                                run_of=base.run_name)
 
@@ -72,7 +78,7 @@ def point_scenario(base: Scenario, point: SweepPoint) -> Scenario:
 def run_point(base: Scenario, point: SweepPoint, candidate: str, seed: int | None = None,
               out_dir: Path | None = None) -> dict[str, Any]:
     """One point's run; its reproduce command reruns just this point."""
-    scenario = point_scenario(base, point)
+    scenario = point_scenario(base, point, real_time=is_command(candidate))
     seed = base.default_seed if seed is None else seed  # the base's seed: the run up to the crash is the clean run
     folder = out_dir / scenario.id if out_dir is not None else None
     doc, _history = run_once(scenario, candidate, seed, folder)

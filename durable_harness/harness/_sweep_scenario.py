@@ -85,6 +85,9 @@ def _fold(scenario: Scenario, clean: dict[str, Any], runs: list[tuple[SweepPoint
     doc["candidate_errors"] = [e for d in docs for e in d.get("candidate_errors", [])][:50]
     doc["sweep"] = {"points": len(docs), "passed": sum(1 for d in docs if d["verdict"] == "pass"),
                     "failing": [p.label for p, d in runs if d["verdict"] != "pass"]}
+    unreached = [p.label for p, d in runs if any(f["status"] == "not_reached" for f in d["faults"])]
+    if unreached:  # real time: points past the end of their own run, clean runs judged as such
+        doc["sweep"]["not_reached"] = unreached
     doc["timings"] = {key: sum(d["timings"][key] for d in docs) for key in ("virtual_s", "steps", "requests", "restarts")}
     doc["timings"]["virtual_s"] = round(doc["timings"]["virtual_s"], 6)
     if first_bad is not None:

@@ -103,6 +103,8 @@ class World:
                                                  scenario.services.get(spec.name, {})))
             for spec in services()}
         faults = [get_fault_kind(f.kind)(i, f.at, f.params) for i, f in enumerate(scenario.faults)]
+        for fault, spec in zip(faults, scenario.faults):
+            fault.past_end_ok = spec.past_end_ok
         actions = [get_action_kind(a.kind)(len(faults) + i, a.at, {**a.params, "task_version": self._version_of[i]}
                                            if i in self._version_of else a.params,
                                            when=a.when, delay_s=a.delay_s, at_s=a.at_s)

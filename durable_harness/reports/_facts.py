@@ -2,7 +2,8 @@
 
 A run's *status* is its verdict, or ``error`` when an error kept it from being judged; an error's
 *kind* has one fixed wording; a fault is ``fired``, ``not_exercised`` (coverage: the candidate never
-used the channel it targets) or ``unfired`` (the run is unknown); scenarios the index planned but
+used the channel it targets), ``not_reached`` (coverage: a sweep's crash point that its real-time run
+ended before) or ``unfired`` (the run is unknown); scenarios the index planned but
 that have no run are *not run*. The overall verdict and exit code of a report come from
 ``durable_harness.harness.verdict`` alone: the runs' own, plus exit code 3 (unknown) when planned scenarios did not
 run, because an unfinished report cannot be judged whole.
@@ -18,8 +19,8 @@ from typing import Any
 from durable_harness.harness.verdict import combine, worst_exit
 
 __all__ = [
-    "ERROR_WORDS", "candidates", "counter_classes", "counter_names", "faults_with", "harnesses", "not_run",
-    "overall", "seeds", "short", "status",
+    "ERROR_WORDS", "UNTESTED", "candidates", "counter_classes", "counter_names", "faults_with", "harnesses",
+    "not_run", "overall", "seeds", "short", "status", "untested", "untested_why",
 ]
 
 Doc = Mapping[str, Any]
@@ -46,6 +47,23 @@ def status(run: Doc) -> str:
 def faults_with(run: Doc, fault_status: str) -> list[Doc]:
     """The run's faults whose status is ``fault_status``, in their order in the scenario."""
     return [fault for fault in run["faults"] if fault["status"] == fault_status]
+
+
+# Fault statuses that are coverage, not a verdict: the fault could not act in this run. The words name them.
+UNTESTED = {"not_exercised": "not exercised", "not_reached": "not reached"}
+
+
+def untested(run: Doc) -> list[Doc]:
+    """The run's faults that were not tested (``UNTESTED``), in their order in the scenario."""
+    return [fault for fault in run["faults"] if fault["status"] in UNTESTED]
+
+
+def untested_why(fault: Doc) -> str:
+    """Why an untested fault could not act, in one clause."""
+    if fault["status"] == "not_reached":
+        return (f"this run, in real time, ended its chaos after {fault['seen']} requests, before {fault['at']}: "
+                "a crash point past the end of its own run (a clean run, judged as one)")
+    return f"the candidate never used {fault['channel']}"
 
 
 def not_run(runs: Sequence[Doc], index: Doc | None) -> list[str]:

@@ -23,8 +23,8 @@ from durable_harness.harness.verdict import EXIT_MEANING
 
 from ._documents import in_report_order
 from ._effects import side_effects
-from ._facts import (ERROR_WORDS, candidates, counter_classes, harnesses, not_run, overall, seeds, short,
-                     status)
+from ._facts import (ERROR_WORDS, UNTESTED, candidates, counter_classes, harnesses, not_run, overall, seeds, short,
+                     status, untested, untested_why)
 from ._findings import findings
 from ._histories import ReportFiles
 from ._timeline import timeline_data
@@ -132,16 +132,16 @@ def _fault_summary(run: Doc) -> list[dict[str, Any]]:
         grouped[key] = [fired + int(fault["fired"]), scheduled + int(fault["scheduled"])]
     shown = []
     for (kind, fault_status), (fired, scheduled) in grouped.items():
-        label = {"fired": f"{kind} ×{fired}", "not_exercised": f"{kind}: not exercised"}.get(
-            fault_status, f"{kind}: unfired ({fired} of {scheduled})")
+        label = f"{kind} ×{fired}" if fault_status == "fired" else f"{kind}: {UNTESTED[fault_status]}" \
+            if fault_status in UNTESTED else f"{kind}: unfired ({fired} of {scheduled})"
         shown.append({"kind": kind, "status": fault_status, "label": label})
     return shown
 
 
 def _coverage(runs: Sequence[Doc], anchors: Mapping[int, str]) -> list[dict[str, Any]]:
     return [{"scenario": run["scenario"]["id"], "anchor": anchors[id(run)], "kind": f["kind"], "index": f["index"],
-             "at": f["at"], "channel": f["channel"]}
-            for run in runs for f in run["faults"] if f["status"] == "not_exercised"]
+             "at": f["at"], "channel": f["channel"], "why": untested_why(f)}
+            for run in runs for f in untested(run)]
 
 
 def _section(run: Doc, anchor: str, files: ReportFiles, timelines: dict[str, Any],

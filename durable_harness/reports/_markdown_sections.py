@@ -156,4 +156,6 @@ def _sweep(run: Doc) -> list[str]:
     if sweep is None:
         return []
     failing = ", ".join(code(label) for label in sweep["failing"]) or "none"
-    return ["", f"**Crash-point sweep**: {sweep['points']} points, {sweep['passed']} passed; failing: {failing}."]
+    unreached = ", ".join(code(label) for label in sweep.get("not_reached", []))
+    past = f"; not reached (past the end of their own run, in real time): {unreached}" if unreached else ""
+    return ["", f"**Crash-point sweep**: {sweep['points']} points, {sweep['passed']} passed; failing: {failing}{past}."]

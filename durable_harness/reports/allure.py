@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ._documents import in_report_order, validate_report, validate_run
-from ._facts import ERROR_WORDS, faults_with
+from ._facts import ERROR_WORDS, untested, untested_why
 from ._histories import ReportFiles
 from .html import render_html
 from .junit import run_message, run_text
@@ -83,9 +83,9 @@ def allure_description(run: Doc) -> str:
     for checker in run["checkers"]:
         if checker["verdict"] != "pass":
             lines.append(f"- `{checker['name']}` ({checker['class']}) {checker['verdict']}: {checker['because']}")
-    unexercised = faults_with(run, "not_exercised")
+    unexercised = untested(run)
     if unexercised:
-        lines += ["", "Not exercised: " + ", ".join(f"`{f['kind']}` on `{f['channel']}`" for f in unexercised)]
+        lines += ["", "Not tested: " + "; ".join(f"`{f['kind']}` at `{f['at']}`: {untested_why(f)}" for f in unexercised)]
     return "\n".join([*lines, "", f"Reproduce: `{run['reproduce']}`"])
 
 

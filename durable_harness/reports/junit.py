@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._documents import in_report_order, validate_report, validate_run
-from ._facts import ERROR_WORDS, faults_with, not_run
+from ._facts import ERROR_WORDS, UNTESTED, faults_with, not_run, untested, untested_why
 
 __all__ = ["SUITE", "render_junit", "run_message", "run_text"]
 
@@ -65,12 +65,12 @@ def _testcase(run: Doc) -> ET.Element:
         _outcome(case, "failure", cls, _message(run, "fail", cls), run)
     elif run["verdict"] == "unknown":
         _outcome(case, "error", "unknown", _message(run, "unknown", None), run)
-    unexercised = faults_with(run, "not_exercised")
+    unexercised = untested(run)
     if unexercised:
         out = ET.SubElement(case, "system-out")
         out.text = _xml("\n".join(
-            f"fault {f['index']} {f['kind']} at {f['at']} was not exercised: the candidate never used "
-            f"{f['channel']} (coverage, not a failure: not tested)" for f in unexercised))
+            f"fault {f['index']} {f['kind']} at {f['at']} was {UNTESTED[f['status']]}: {untested_why(f)} "
+            "(coverage, not a failure: not tested)" for f in unexercised))
     return case
 
 
@@ -159,7 +159,8 @@ def _body(run: Doc) -> str:
     if run["sweep"] is not None:
         sweep = run["sweep"]
         lines.append(f"crash-point sweep: {sweep['points']} points, {sweep['passed']} passed; failing: "
-                     f"{', '.join(map(str, sweep['failing'])) or 'none'}")
+                     f"{', '.join(map(str, sweep['failing'])) or 'none'}"
+                     + (f"; not reached: {', '.join(map(str, sweep['not_reached']))}" if sweep.get("not_reached") else ""))
     if lines and lines[-1] != "":
         lines.append("")
     lines.append(f"reproduce: {run['reproduce']}")

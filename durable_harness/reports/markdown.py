@@ -29,7 +29,7 @@ from typing import Any
 from durable_harness.harness.verdict import EXIT_MEANING
 
 from ._documents import in_report_order, validate_report, validate_run
-from ._facts import candidates, counter_classes, faults_with, harnesses, not_run, overall, seeds, short, status
+from ._facts import UNTESTED, candidates, counter_classes, harnesses, not_run, overall, seeds, short, status, untested
 from ._findings import Finding, findings
 from ._markdown_sections import MARK, run_section, status_label
 from ._markdown_text import cell, code, row, text
@@ -183,8 +183,8 @@ def _faults_cell(run: Doc) -> str:
     for (kind, fault_status), (fired, scheduled) in grouped.items():
         if fault_status == "fired":
             named.append(f"{cell(kind)} ×{fired}")
-        elif fault_status == "not_exercised":
-            named.append(f"{cell(kind)}: not exercised")
+        elif fault_status in UNTESTED:
+            named.append(f"{cell(kind)}: {UNTESTED[fault_status]}")
         else:
             named.append(f"{cell(kind)}: unfired ({fired} of {scheduled})")
     return ", ".join(named) or "–"
@@ -202,15 +202,16 @@ def _not_run(missing: Sequence[str]) -> list[str]:
 
 def _coverage(runs: Sequence[Doc]) -> list[str]:
     lines = ["### Coverage", ""]
-    unexercised = [(run, fault) for run in runs for fault in faults_with(run, "not_exercised")]
+    unexercised = [(run, fault) for run in runs for fault in untested(run)]
     if not any(run["faults"] for run in runs):
         return [*lines, "No scenario scheduled a fault."]
     if not unexercised:
         return [*lines, "Every fault met the channel it targets."]
     lines += [
-        "Faults that were *not exercised*: the candidate never used the channel the fault targets (a control "
-        "plane that polls never opens the event stream), so the fault could not fire. This is not a failure, "
-        "but that behaviour was not tested either.",
+        "Faults that could not act: *not exercised*, the candidate never used the channel the fault targets (a "
+        "control plane that polls never opens the event stream), so the fault could not fire; *not reached*, a "
+        "crash point of a sweep run in real time whose run ended its chaos in fewer requests (that run was a "
+        "clean run, judged as one). This is not a failure, but that behaviour was not tested either.",
         "",
     ]
     several = _several_candidates(runs)
@@ -218,6 +219,8 @@ def _coverage(runs: Sequence[Doc]) -> list[str]:
               row(["---", *(["---"] if several else []), "---", "---"])]
     for run, fault in unexercised:
         fault_cell = f"{cell(fault['kind'])} (faults[{fault['index']}] at {code(fault['at'], in_table=True)})"
+        if fault["status"] == "not_reached":
+            fault_cell += f" not reached after {fault['seen']} requests"
         scenario = cell(run["scenario"]["id"]) + (f" — {status_label(run)}" if run["error"] is not None else "")
         lines.append(row([scenario, *([cell(run["candidate"]["spec"])] if several else []),
                           fault_cell, code(fault["channel"], in_table=True)]))

@@ -10,6 +10,7 @@ import pytest
 
 from durable_harness.harness import History, load_scenario
 from durable_harness.harness.checkers import CheckInput, CheckResult, checker_names, run_checkers
+from durable_harness.harness.faults import Trigger, get_fault_kind
 from durable_harness.harness.verdict import combine
 
 SCENARIO = load_scenario(Path(__file__).parents[2] / "durable_harness" / "scenarios" / "lost-draft-response.yaml")
@@ -125,6 +126,28 @@ def test_a_fault_that_never_fired_makes_the_run_unknown() -> None:
 def test_a_fault_whose_channel_was_never_used_is_coverage_not_a_failure() -> None:
     r = run("faults_fired", History(), {}, good_claims(), [fault_doc("not_exercised")])
     assert r.verdict == "pass" and "not exercised" in r.because and "POST wordpress /wp/v2/posts" in r.because
+
+
+def test_a_crash_point_past_the_end_of_its_real_time_run_is_coverage_not_a_failure() -> None:
+    past = {**fault_doc("not_reached"), "kind": "crash", "at": "* *.* #53", "seen": 50}
+    r = run("faults_fired", History(), {}, good_claims(), [past])
+    assert r.verdict == "pass" and "0 of 1 scheduled fault fired" in r.because
+    assert "not reached" in r.because and "faults[0] crash at * *.* #53, after 50 requests" in r.because
+    assert run("faults_fired", History(), {}, good_claims(), [{**past, "status": "unfired"}]).verdict == "unknown"
+
+
+def test_a_fault_allowed_past_the_end_is_not_reached_only_when_its_trigger_was_not() -> None:
+    def status(past_end_ok: bool, seen: int, fired: bool = False) -> str:
+        crash = get_fault_kind("crash")(0, Trigger("*", "*", "*", nth=5), {"point": "before"})
+        crash.past_end_ok = past_end_ok
+        crash.state.channel_seen = crash.state.seen = seen
+        if fired:
+            crash.state.evidence.append({"op": 5})
+        return str(crash.status)
+
+    assert status(True, 4) == "not_reached" and status(False, 4) == "unfired"
+    assert status(True, 5) == "unfired"  # reached, but it did not take effect: unknown still
+    assert status(True, 0) == "not_exercised" and status(True, 5, fired=True) == "fired"
 
 
 def test_a_crashing_checker_is_unknown_never_pass_and_a_harness_error() -> None:

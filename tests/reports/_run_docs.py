@@ -162,6 +162,18 @@ def swept(run: Doc) -> Doc:
     return run
 
 
+def swept_in_real_time(run: Doc) -> Doc:
+    """``run`` as a passing sweep of a process candidate, two of whose points lay past the end of
+    their own run (each such point's crash is ``not_reached``)."""
+    run = copy.deepcopy(run)
+    run["sweep"] = {"points": 4, "passed": 4, "failing": [], "not_reached": ["52:before", "52:after"]}
+    run["faults"] = [{"index": 0, "kind": "crash", "at": f"* *.* #{k}", "point": side, "params": {"point": side},
+                      "channel": "* *.*", "seen": 51 if k == 52 else k, "scheduled": 1,
+                      "fired": 0 if k == 52 else 1, "status": "not_reached" if k == 52 else "fired", "evidence": []}
+                     for k, side in ((51, "before"), (51, "after"), (52, "before"), (52, "after"))]
+    return run
+
+
 def build_index(scenarios: list[str], *, candidate: str = "reference", digest: str | None = CANDIDATE_DIGEST,
                 version: str = VERSION, commit: str | None = COMMIT, completed: int | None = None,
                 interrupted_by: str | None = None) -> Doc:

@@ -44,7 +44,7 @@ checker = st.fixed_dictionaries({
 fault = st.fixed_dictionaries({
     "index": count, "kind": name, "at": text, "point": text, "params": json_object, "channel": text,
     "seen": count, "scheduled": count, "fired": count,
-    "status": st.sampled_from(["fired", "not_exercised", "unfired"]), "evidence": st.lists(json_object, max_size=2),
+    "status": st.sampled_from(["fired", "not_exercised", "not_reached", "unfired"]), "evidence": st.lists(json_object, max_size=2),
 })
 error = st.fixed_dictionaries({
     "kind": st.sampled_from(["harness", "candidate", "setup", "interrupted"]), "message": name,

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from _run_docs import (
-    build_run, claims_null, errored, failing, nondeterministic, not_exercised, raised, swept, unknown,
+    build_run, claims_null, errored, failing, nondeterministic, not_exercised, raised, swept, swept_in_real_time,
+    unknown,
 )
 from jsonschema import Draft202012Validator
 
@@ -45,7 +46,7 @@ def test_every_object_in_the_schema_refuses_unknown_keys() -> None:
 KINDS: list[tuple[str, Callable[[Doc], Doc]]] = [
     ("pass", lambda d: d), ("fail", failing), ("unknown", unknown), ("claims-null", claims_null),
     ("not-exercised", not_exercised), ("raised", raised), ("nondeterministic", nondeterministic),
-    ("sweep", swept),
+    ("sweep", swept), ("sweep-in-real-time", swept_in_real_time),
     *((f"error-{kind}", lambda d, kind=kind: errored(d, kind, detail="Traceback ...")) for kind in
       ("harness", "candidate", "setup", "interrupted")),
 ]

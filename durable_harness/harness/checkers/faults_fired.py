@@ -3,7 +3,9 @@ run unknown: if the lost response never happened, a clean run proves nothing abo
 
 A fault whose channel the candidate never used at all (a control plane that polls never opens the
 event stream) was *not exercised*: coverage the report shows, not a failure, because the design is
-one the contract allows. Nothing is hidden: the because line names every such fault."""
+one the contract allows. So is a sweep's crash point, run in real time, that its run never reached
+(the run ended its chaos in fewer requests: ``FaultSpec.past_end_ok``). Nothing is hidden: the
+because line names every such fault."""
 
 from __future__ import annotations
 
@@ -15,8 +17,14 @@ from durable_harness.harness.faults import Trigger
 def check(inp: CheckInput) -> CheckResult:
     unfired = [f for f in inp.faults if f.get("status") == "unfired"]
     idle = [f for f in inp.faults if f.get("status") == "not_exercised"]
+    past = [f for f in inp.faults if f.get("status") == "not_reached"]
     note = ("; not exercised (the candidate never used their channel): " + "; ".join(
         f"faults[{f['index']}] {f['kind']} on {f.get('channel')}" for f in idle)) if idle else ""
+    if past:
+        note += ("; not reached (this run, in real time, ended its chaos first, so it was a clean run): " + "; ".join(
+            f"faults[{f['index']}] {f['kind']} at {f['at']}, after {pluralise(int(f.get('seen', 0)), 'request')}"
+            for f in past))
+        idle = idle + past
     if unfired:
         what = "; ".join(f"faults[{f['index']}] {f['kind']} at {f['at']}: fired {f.get('fired', 0)} of "
                          f"{f.get('scheduled', 1)}, {f.get('seen', 0)} requests on its channel" for f in unfired)

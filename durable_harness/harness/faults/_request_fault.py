@@ -11,6 +11,9 @@ Status, for reports and the ``faults_fired`` checker:
 * ``fired``: it took effect as often as scheduled;
 * ``not_exercised``: the candidate never used the fault's channel (a control plane that polls
   never opens the event stream). Coverage, not a failure: the run says it was not tested;
+* ``not_reached``: a fault allowed to lie past the run's end (``past_end_ok``: a sweep's crash point
+  run in real time) whose run ended its chaos before the trigger's n-th request. Coverage too: that
+  run was a clean run of the candidate, judged as one, and the point was not tested in it;
 * ``unfired``: the channel was used but the trigger was never reached, or the fault found nothing
   to act on. The run proves nothing about it: unknown, which fails closed.
 """
@@ -24,7 +27,7 @@ from durable_harness.harness.faults._base import Action, FaultContext, FaultStat
 
 __all__ = ["FAULT_STATUSES", "RequestFault"]
 
-FAULT_STATUSES = ("fired", "not_exercised", "unfired")
+FAULT_STATUSES = ("fired", "not_exercised", "not_reached", "unfired")
 
 
 class RequestFault:
@@ -56,6 +59,7 @@ class RequestFault:
         self.state = FaultState()
         self._pattern = trigger.pattern()
         self._firing_op: int | None = None
+        self.past_end_ok = False  # see ``FaultSpec.past_end_ok``; the world sets it
 
     # The gate calls ``observe`` once per request (before delivery), then ``before`` and ``after``.
     def observe(self, ctx: FaultContext) -> None:
@@ -102,7 +106,9 @@ class RequestFault:
     def status(self) -> str:
         if self.state.fired >= self.scheduled:
             return "fired"
-        return "not_exercised" if self.state.channel_seen == 0 else "unfired"
+        if self.state.channel_seen == 0:
+            return "not_exercised"
+        return "not_reached" if self.past_end_ok and self.state.seen < self.trigger.nth else "unfired"
 
     def describe(self) -> dict[str, Any]:
         return {"index": self.index, "kind": self.kind, "at": self.trigger.describe(),

@@ -30,6 +30,10 @@ class FaultSpec:
     kind: str
     at: Trigger
     params: Mapping[str, Any] = field(default_factory=dict)
+    # The trigger's n-th request may lie past the end of the run's chaos: then the fault is *not
+    # reached* (coverage), not unfired. Never from a file: a sweep's crash point run in real time,
+    # whose run may make fewer requests than the clean run it was drawn from.
+    past_end_ok: bool = False
 
 
 @dataclass(frozen=True)
