@@ -19,6 +19,7 @@ The instance always ends with ``os._exit``: it never returns into the zygote's l
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import signal
@@ -34,7 +35,7 @@ import httpx
 from durable_harness.harness.candidate._claims import check_report
 from durable_harness.harness.candidate._pipe import HungUp, plain, recv, send
 
-__all__ = ["Limits", "run_child"]
+__all__ = ["Limits", "libc", "run_child"]
 
 
 class Limits:
@@ -259,9 +260,7 @@ def _no_network() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).unshare(0x40000000)  # CLONE_NEWNET; fails quietly without the right
+        libc().unshare(0x40000000)  # CLONE_NEWNET; fails quietly without the right
     except (OSError, AttributeError):
         pass
 
@@ -272,11 +271,17 @@ def _die_with_the_zygote() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        libc().prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+@functools.cache
+def libc() -> Any:
+    """The C library, through ctypes (loaded once, by the zygote: its forks inherit it)."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def run_child(sock: socket.socket, request: Mapping[str, Any]) -> NoReturn:

@@ -279,9 +279,12 @@ def _import_bundled() -> None:
     here, not after every fork. A user's candidate is imported by its instance, never here."""
     import sqlite3  # noqa: F401
 
-    import durable_harness.harness.candidate._child  # noqa: F401
     import durable_harness.harness.candidate._env  # noqa: F401
-    import durable_harness.harness.candidate._spec  # noqa: F401
+    from durable_harness.harness.candidate._child import libc
+    from durable_harness.harness.candidate._spec import keep_entry_points
+
+    libc()  # ctypes and the C library's handle, which every instance uses at its start
+    keep_entry_points()
 
     import importlib
 
