@@ -47,6 +47,7 @@ from typing import Any
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
+from durable_harness.harness._libc import libc
 from durable_harness.harness._parallel import SWEEP_JOBS, core_share
 from durable_harness.harness._run import RunInterrupted, harness_error_doc, in_process, run_once, save_run
 from durable_harness.harness._rundoc import write_run
@@ -176,6 +177,7 @@ class ForkedSweep:
         sys.stdout.flush()
         sys.stderr.flush()
         gc.freeze()  # the fork's collections leave the parent's objects alone (their pages stay shared)
+        libc()  # loaded here once: every fork asks the kernel to die with us (``_die_with``)
         try:
             pid = os.fork()
         finally:
@@ -274,10 +276,8 @@ def _die_with(parent: int) -> None:
     """A fork must not outlive the harness (a worker stopped with SIGTERM has no time to stop its
     forks): on Linux the kernel kills it when its parent dies."""
     if sys.platform.startswith("linux"):
-        import ctypes
-
         try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            libc().prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):  # no prctl here: the fork ends when its run does
             return
     if os.getppid() != parent:  # the parent died before the kernel was told

@@ -19,7 +19,6 @@ The instance always ends with ``os._exit``: it never returns into the zygote's l
 
 from __future__ import annotations
 
-import functools
 import io
 import os
 import signal
@@ -32,10 +31,11 @@ from typing import Any, NoReturn
 
 import httpx
 
+from durable_harness.harness._libc import libc
 from durable_harness.harness.candidate._claims import check_report
 from durable_harness.harness.candidate._pipe import HungUp, plain, recv, send
 
-__all__ = ["Limits", "libc", "run_child"]
+__all__ = ["Limits", "run_child"]
 
 
 class Limits:
@@ -274,14 +274,6 @@ def _die_with_the_zygote() -> None:
         libc().prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
-
-
-@functools.cache
-def libc() -> Any:
-    """The C library, through ctypes (loaded once, by the zygote: its forks inherit it)."""
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
 
 
 def run_child(sock: socket.socket, request: Mapping[str, Any]) -> NoReturn:

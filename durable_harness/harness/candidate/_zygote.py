@@ -280,7 +280,7 @@ def _import_bundled() -> None:
     import sqlite3  # noqa: F401
 
     import durable_harness.harness.candidate._env  # noqa: F401
-    from durable_harness.harness.candidate._child import libc
+    from durable_harness.harness._libc import libc
     from durable_harness.harness.candidate._spec import keep_entry_points
 
     libc()  # ctypes and the C library's handle, which every instance uses at its start
