@@ -19,9 +19,9 @@ the label the service gives them.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -42,6 +42,9 @@ from durable_harness.wire import Request, Response
 __all__ = ["Gate", "Service"]
 
 _MAX_RECORDED_STR = 200
+# A JSON string token (or, where the scan starts at a closing quote, the text up to the next quote:
+# the check errs only towards walking the value) of more than _MAX_RECORDED_STR characters.
+_LONG_STRING = re.compile(r'"(?:[^"\\]|\\.){%d,}"' % (_MAX_RECORDED_STR + 1), re.DOTALL)
 MAX_REQUESTS_PER_STEP = 2000
 T = TypeVar("T")
 
@@ -148,13 +151,12 @@ class Gate:
         self._guard("a timer of the world", None, self.clock.run_due)
         self.meanwhile()
         service = self.services[raw.url.host]
-        request = self._guard("reading the request", None, _read, raw)
+        sent_s = self.clock.now()  # reading and recording the request take no scenario time
+        request = self._guard("reading the request", None, _read, raw, sent_s)
         route = request.path[len(service.root):] if request.path.startswith(service.root) else request.path
         self.requests += 1
-        sent_s = self.clock.now()
         op = self.history.invoke(sent_s, process, self._guard("recording the request", None,
                                                               _describe, service, route, request))
-        request = dataclasses.replace(request, sent_s=sent_s)
         # People act while this request is on its way: it was sent before anything they do now.
         self._guard("an action of the world", op, self.nemesis.tick)
         ctx = FaultContext(service=service.name, route=route, request=request, process=process, op=op,
@@ -330,11 +332,12 @@ class Gate:
         })
 
 
-def _read(raw: httpx.Request) -> Request:
+def _read(raw: httpx.Request, sent_s: float) -> Request:
     headers: dict[str, str] = {}
     for name, value in raw.headers.multi_items():  # as dict(raw.headers) has them: repeated names joined
         headers[name] = f"{headers[name]}, {value}" if name in headers else value
-    return Request.build(raw.method, raw.url.path, raw.url.query.decode("ascii", "replace"), headers, raw.read())
+    return Request.build(raw.method, raw.url.path, raw.url.query.decode("ascii", "replace"), headers, raw.read(),
+                         sent_s=sent_s)
 
 
 def _event_end(buffer: bytes) -> int:
@@ -385,9 +388,14 @@ def _summarise_body(body: bytes, headers: Mapping[str, str]) -> Any:
     ctype = (headers.get("content-type") or "").lower()
     if "json" in ctype:
         try:
-            return _shorten(json.loads(body))
+            text = body.decode(json.detect_encoding(body), "surrogatepass")  # as json.loads(body) reads it
+            value = json.loads(text)
         except ValueError:
             pass
+        else:
+            # A string of the value is at most as long as its token (escapes only shorten it): when no
+            # token is long, nothing is to shorten (most bodies; walking them is a run's cost).
+            return _shorten(value) if _LONG_STRING.search(text) else value
     return {"sha256": hashlib.sha256(body).hexdigest(), "size": len(body), "content_type": ctype.split(";")[0]}
 
 

@@ -15,8 +15,10 @@ not judge; checkers do.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,10 +175,23 @@ def _text(data: Mapping[str, Any]) -> str:
 
 
 def _compose(entry: Entry, text: str) -> str:
-    """``_line(entry)`` from the entry's data already made canonical (``text``): the same bytes."""
-    return (f'{{"data":{text},"index":{entry.index},"op":{json.dumps(entry.op)},'
-            f'"process":{json.dumps(entry.process)},"time_s":{json.dumps(round(entry.time_s, 6))},'
-            f'"type":{json.dumps(entry.type)}}}')
+    """``_line(entry)`` from the entry's data already made canonical (``text``): the same bytes.
+    A run names a handful of processes and types: each is made JSON once."""
+    op = "null" if entry.op is None else _number(entry.op)
+    return (f'{{"data":{text},"index":{entry.index},"op":{op},"process":{_string(entry.process)},'
+            f'"time_s":{_number(round(entry.time_s, 6))},"type":{_string(entry.type)}}}')
+
+
+@functools.lru_cache(maxsize=1024)
+def _string(value: str) -> str:
+    return json.dumps(value)
+
+
+def _number(value: Any) -> str:
+    """``json.dumps(value)`` of a number: JSON writes a finite int or float as its repr."""
+    if type(value) is int or (type(value) is float and math.isfinite(value)):
+        return repr(value)
+    return json.dumps(value)
 
 
 def _default(value: Any) -> Any:

@@ -36,13 +36,14 @@ class Request:
 
     @classmethod
     def build(cls, method: str, path: str, query_string: str = "",
-              headers: Mapping[str, str] | None = None, body: bytes = b"") -> Request:
+              headers: Mapping[str, str] | None = None, body: bytes = b"", sent_s: float | None = None) -> Request:
         return cls(
             method=method.upper(),
             path=path,
             query=tuple(parse_qsl(query_string, keep_blank_values=True)),
             headers={k.lower(): v for k, v in (headers or {}).items()},
             body=body,
+            sent_s=sent_s,
         )
 
     def arg(self, name: str, default: str | None = None) -> str | None:
