@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -118,3 +119,16 @@ def test_a_whole_stream_arrives_event_by_event(served: Served) -> None:
         body = b"".join(response.iter_bytes())
     assert body.count(b"data:") == 3
     assert [e.data["n"] for e in served.history.of_type("event")] == [1, 2, 3]
+
+
+def test_every_accepted_connection_sends_without_nagle(served: Served) -> None:
+    """An answer goes out as headers and then body; with Nagle's algorithm on, the body waits for the
+    ACK of the headers, which the client's kernel delays (40 ms on Linux): every request of a run in
+    real time would take that long. The connections the servers accepted must have it off."""
+    with httpx.Client(base_url=served.client.base_url, timeout=5.0) as other:
+        for client in (served.client, other):
+            assert client.post("/items", json={"x": 1}).status_code == 201
+        sockets = [conn.transport.get_extra_info("socket")
+                   for server in served.servers._servers for conn in server.server_state.connections]
+        assert len(sockets) == 2
+        assert all(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for sock in sockets)
