@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
+from durable_harness.harness._realtime import TIME_SCALE_ENV
 from durable_harness.harness.cli import main
 from tests.e2e._processes import (
     MISBEHAVING, NODE_EXAMPLE, REFERENCE, REPO, kill_marked, marked, new_mark, survivors, wait_gone, wait_present,
@@ -54,7 +55,9 @@ def failing(doc: dict[str, Any]) -> str:
     return json.dumps([c for c in doc["checkers"] if c["verdict"] != "pass"], indent=1) + f"\n{doc['error']}"
 
 
-def test_the_reference_as_a_process_passes_the_baseline(tmp_path: Path, mark: str) -> None:
+def test_the_reference_as_a_process_passes_the_baseline(tmp_path: Path, mark: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(TIME_SCALE_ENV)  # the suite compresses time more (tests/conftest.py): here, the default
     doc = run(BASELINE, marked(REFERENCE, mark), tmp_path)
     assert doc["verdict"] == "pass", failing(doc)
     history = [json.loads(line) for line in (tmp_path / "history.jsonl").read_text().splitlines()]
