@@ -39,7 +39,9 @@ from pathlib import Path
 sys.dont_write_bytecode = False
 compileall.compile_dir(Path(__file__).parents[1] / "durable_harness", quiet=2, workers=1)
 
-os.environ.setdefault("DURABLE_HARNESS_TIME_SCALE", "20")
+from durable_harness.harness._realtime import TIME_SCALE_ENV  # imported once the byte code is written
+
+os.environ.setdefault(TIME_SCALE_ENV, "20")
 
 if "DURABLE_HARNESS_CACHE" not in os.environ:
     _SCENARIO_CACHE = tempfile.mkdtemp(prefix="durable-harness-test-cache-")
