@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/durable-harness run --candidate reference --report $(REPORT)
 
-## test: the whole test suite, slow sweeps included (what CI runs)
+## test: the whole test suite, slow sweeps included (what CI runs); an idle worker takes tests queued for
+## another (worksteal), so that no worker ends its share while the other still has long runs queued
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "slow or not slow" -q -n auto
+	$(BIN)/python -m pytest -m "slow or not slow" -q -n auto --dist worksteal
 
 ## test-fast: the fast tests only (a bare `pytest` runs the same, in one process), on every core
 test-fast: $(STAMP)

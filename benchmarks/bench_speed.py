@@ -331,7 +331,7 @@ def row_cli(args: argparse.Namespace) -> list[Figure]:
 def row_tests(args: argparse.Namespace) -> list[Figure]:
     figures = []
     for name, extra in (("pytest (fast tests, -n 2)", ["-q", "-n", "2"]),
-                        ("make test (all, -n auto)", ["-m", "slow or not slow", "-q", "-n", "auto"])):
+                        ("make test (all, -n auto)", ["-m", "slow or not slow", "-q", "-n", "auto", "--dist", "worksteal"])):
         cpu = Figure(f"{name} CPU", "s", f"python -m pytest {' '.join(extra)}: CPU of every process")
         wall = Figure(f"{name} wall", "s", f"python -m pytest {' '.join(extra)}: wall time")
         c0, w0 = _cpu(), time.perf_counter()

@@ -1,12 +1,14 @@
 """The pipe between the harness and a candidate in its own process: framed messages, JSON only.
 
 A message is a JSON header (a small dict; its ``k`` says what it is) and an optional payload of raw
-bytes (an HTTP body, a stream's chunk), each behind a 4-byte big-endian length. Nothing from the
-candidate's side is ever unpickled: a hostile child can send a malformed message (the harness
-reads it as the candidate's garbage) but cannot make the harness run code.
+bytes (an HTTP body, a stream's chunk), behind the two lengths (4 bytes each, big-endian): the
+header's, then the payload's. Nothing from the candidate's side is ever unpickled: a hostile child
+can send a malformed message (the harness reads it as the candidate's garbage) but cannot make the
+harness run code.
 
 ``recv`` waits at most ``timeout_s`` for a message (``None``: for ever); a child that stays silent
-longer has ``Silent`` raised, one that hung up ``HungUp``.
+longer has ``Silent`` raised, one that hung up ``HungUp``. A message costs two reads: its lengths,
+then its header and payload together; it waits (``select``) only when nothing is there yet.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 __all__ = ["HungUp", "MAX_HEADER", "MAX_PAYLOAD", "PipeGarbage", "Silent", "plain", "recv", "send"]
 
-_LEN = struct.Struct(">I")
+_LENGTHS = struct.Struct(">II")  # the header's length, the payload's
 MAX_HEADER = 16 * 1024 * 1024  # a JobReport or a call's arguments: large, but not unbounded
 MAX_PAYLOAD = 256 * 1024 * 1024  # an HTTP body
 
@@ -39,39 +41,52 @@ class PipeGarbage(ValueError):
 
 def send(sock: socket.socket, header: Mapping[str, Any], payload: bytes = b"") -> None:
     text = json.dumps(header, separators=(",", ":"), allow_nan=True).encode()
-    sock.sendall(_LEN.pack(len(text)) + text + _LEN.pack(len(payload)) + payload)
+    sock.sendall(_LENGTHS.pack(len(text), len(payload)) + text + payload)
 
 
 def recv(sock: socket.socket, timeout_s: float | None = None) -> tuple[dict[str, Any], bytes]:
-    size = _LEN.unpack(_exactly(sock, _LEN.size, timeout_s))[0]
+    size, length = _LENGTHS.unpack(_exactly(sock, _LENGTHS.size, timeout_s))
     if size > MAX_HEADER:
         raise PipeGarbage(f"a message header of {size} bytes (at most {MAX_HEADER})")
+    if length > MAX_PAYLOAD:
+        raise PipeGarbage(f"a payload of {length} bytes (at most {MAX_PAYLOAD})")
+    message = _exactly(sock, size + length, timeout_s)
     try:
-        header = json.loads(_exactly(sock, size, timeout_s))
+        header = json.loads(message[:size] if length else message)
     except ValueError as err:
         raise PipeGarbage(f"a message header that is not JSON: {err}") from None
     if not isinstance(header, dict) or not isinstance(header.get("k"), str):
         raise PipeGarbage("a message header without a kind")
-    length = _LEN.unpack(_exactly(sock, _LEN.size, timeout_s))[0]
-    if length > MAX_PAYLOAD:
-        raise PipeGarbage(f"a payload of {length} bytes (at most {MAX_PAYLOAD})")
-    return header, _exactly(sock, length, timeout_s) if length else b""
+    return header, message[size:] if length else b""
 
 
 def _exactly(sock: socket.socket, n: int, timeout_s: float | None) -> bytes:
+    """``n`` bytes from ``sock``. With a bound, a read that would wait waits in ``select`` (at most
+    ``timeout_s`` for each part that arrives); what is there already is read at once."""
     chunks, left = [], n
     while left:
-        if timeout_s is not None and not select.select([sock], [], [], timeout_s)[0]:
-            raise Silent(f"nothing for {timeout_s:g} s")
         try:
-            chunk = sock.recv(min(left, 1 << 20))
+            if timeout_s is None:
+                chunk = sock.recv(min(left, 1 << 20))
+            else:
+                chunk = _now_or_within(sock, min(left, 1 << 20), timeout_s)
         except ConnectionResetError:
             chunk = b""
         if not chunk:
             raise HungUp("the other end closed the pipe")
         chunks.append(chunk)
         left -= len(chunk)
-    return b"".join(chunks)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _now_or_within(sock: socket.socket, size: int, timeout_s: float) -> bytes:
+    try:
+        return sock.recv(size, socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        pass
+    if not select.select([sock], [], [], timeout_s)[0]:
+        raise Silent(f"nothing for {timeout_s:g} s")
+    return sock.recv(size)
 
 
 def plain(value: Any, depth: int = 0) -> Any:

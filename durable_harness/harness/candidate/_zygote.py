@@ -7,7 +7,8 @@ the CI runner's secrets; it may have threads (a child forked from a threaded pro
 lock held forever); and its heap is large (copy-on-write makes every fork pay for it). The zygote
 is none of that: it is started once, lazily, with a clean environment (``_environ``) and a fixed
 hash seed (``PYTHONHASHSEED=0``: a candidate that iterates a set behaves the same in every run),
-imports the openai SDK and builds its lazily loaded parts once, and then does only what it is asked,
+imports the openai SDK and warms it once (``_warm``: its lazily loaded parts, its models, a call of
+every sessions method on a canned transport), and then does only what it is asked,
 one request at a time, on its pipe:
 
 * ``spawn``: fork an instance (``_child``; a probe of a candidate's code, or a candidate instance)
@@ -45,6 +46,7 @@ from typing import Any
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness.candidate._environ import candidate_environ
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv, send
+from durable_harness.harness.candidate._warm import warm_sdk
 
 __all__ = ["START_TIMEOUT_S", "Zygote", "instances_cpu_s", "share_with_this_fork", "zygote"]
 
@@ -206,7 +208,7 @@ def main(fd: int) -> None:
     """The zygote process: warm up, then serve requests on its pipes until the harness's closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's: it kills us
     sock = socket.socket(fileno=fd)
-    _warm_sdk()
+    warm_sdk()
     _import_bundled()
 
     gc.collect()
@@ -293,51 +295,3 @@ def _import_bundled() -> None:
             importlib.import_module(name)
         except ImportError:  # a harness installed without its candidates: nothing to import ahead
             continue
-
-
-def _warm_sdk() -> None:
-    """Import the parts of the openai SDK that it loads lazily on first use (the sessions resources
-    and their types, the streaming helpers, webhooks: some 750 modules, half a second) and build
-    their models' schemas, once: every fork inherits them instead of loading them again. This is the
-    harness's own dependency, never candidate code."""
-    import importlib
-    import pkgutil
-
-    import openai
-
-    client = openai.OpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1", max_retries=0)
-    sessions = client.beta.agents.sessions
-    for name in dir(sessions):
-        if not name.startswith("_"):
-            try:
-                getattr(sessions, name)
-            except Exception:  # a property that needs more than a client: nothing to warm there
-                continue
-    client.webhooks  # noqa: B018  (the access loads the module)
-    for package in ("openai.resources.beta.agents", "openai.types.beta.agents", "openai.lib.beta.agents",
-                    "openai.lib.streaming.agents"):
-        try:
-            module = importlib.import_module(package)
-        except ImportError:  # another SDK version: what cannot be warmed is loaded by the instance
-            continue
-        for info in pkgutil.walk_packages(module.__path__, package + "."):
-            importlib.import_module(info.name)
-    _build_models("openai.types")
-    client.close()
-
-
-def _build_models(package: str) -> None:
-    """The SDK's models defer their pydantic schemas to their first use: build those loaded now."""
-    import inspect
-
-    from openai import BaseModel
-
-    for name, module in list(sys.modules.items()):
-        if module is None or not name.startswith(package):
-            continue
-        for value in list(vars(module).values()):
-            if inspect.isclass(value) and issubclass(value, BaseModel) and value.__module__ == name:
-                try:
-                    value.model_rebuild(force=True)
-                except Exception:  # a model that cannot be built before its first use: it is built then
-                    continue
