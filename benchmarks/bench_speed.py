@@ -18,6 +18,9 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
   choose), in ``-j`` processes: CPU seconds (every process's), wall seconds, and the virtual seconds
   simulated per wall (and per CPU) second;
 * ``cli``        — start-up of ``durable-harness --help``, ``list`` and ``validate``: CPU ms of the process;
+* ``plugin``     — the catalogue against the reference through the pytest plugin (``pytest --dh-candidate
+  reference -n 2``) and through the command line (``run -j 1`` and ``run -j 2``): wall and CPU
+  seconds of each, and how many times faster the plugin under ``-n 2`` is than each command line;
 * ``tests``      — the fast tests (``pytest -q -n 2``) and the whole suite (``make test``'s pytest line):
   wall and CPU seconds, once each.
 
@@ -51,7 +54,7 @@ from durable_harness.harness import load_scenarios, run_scenario
 
 CODE = Path(harness.__file__).resolve().parents[2]  # the checkout being measured
 FORMAT = "durable-harness/bench-speed@1"
-ROWS = ("baseline", "requests", "isolation", "sweep", "catalogue", "cli", "tests")
+ROWS = ("baseline", "requests", "isolation", "sweep", "catalogue", "cli", "plugin", "tests")
 
 
 # -- measuring -------------------------------------------------------------------------------------
@@ -328,6 +331,34 @@ def row_cli(args: argparse.Namespace) -> list[Figure]:
     return figures
 
 
+def row_plugin(args: argparse.Namespace) -> list[Figure]:
+    """The same catalogue run three ways, each in a fresh process and a report folder of its own."""
+    scenarios = str(CODE / "durable_harness" / "scenarios")
+    ways = {"pytest -n 2": [sys.executable, "-m", "pytest", "--dh-candidate", "reference", scenarios, "-n", "2", "-q",
+                            "-p", "no:cacheprovider", "-p", "no:randomly"],
+            "cli -j 1": [*_cli(), "run", "--candidate", "reference", "-j", "1"],
+            "cli -j 2": [*_cli(), "run", "--candidate", "reference", "-j", "2"]}
+    walls: dict[str, Figure] = {}
+    figures = []
+    for name, command in ways.items():
+        cpu = Figure(f"catalogue via {name} CPU", "s", f"the catalogue against the reference via {name}: CPU of every process")
+        wall = walls[name] = Figure(f"catalogue via {name} wall", "s", "the same runs' wall time")
+        for _ in range(args.catalogue_repeat):
+            with tempfile.TemporaryDirectory(prefix="bench-plugin-") as folder:
+                extra = ["--dh-report", folder] if command[1:3] == ["-m", "pytest"] else ["--report", folder + "/r"]
+                c0, w0 = _cpu(), time.perf_counter()
+                done = subprocess.run(command + extra, cwd=CODE, capture_output=True, text=True)
+                cpu.add(_cpu() - c0)
+                wall.add(time.perf_counter() - w0)
+            cpu.extra["exit"] = done.returncode
+        figures += [cpu, wall]
+    for name in ("cli -j 1", "cli -j 2"):
+        faster = Figure(f"plugin -n 2 faster than {name}", "x", f"wall of {name} / wall of pytest -n 2")
+        faster.add(walls[name].value / walls["pytest -n 2"].value)
+        figures.append(faster)
+    return figures
+
+
 def row_tests(args: argparse.Namespace) -> list[Figure]:
     figures = []
     for name, extra in (("pytest (fast tests, -n 2)", ["-q", "-n", "2"]),
@@ -388,7 +419,7 @@ def main() -> int:
     figures: list[Figure] = []
     builders = {"baseline": row_baseline, "requests": row_requests, "isolation": row_isolation, "sweep": row_sweep,
                 "catalogue": row_catalogue,
-                "cli": row_cli, "tests": row_tests}
+                "cli": row_cli, "plugin": row_plugin, "tests": row_tests}
     for row in rows:
         for figure in builders[row](args):
             print(figure.line(), flush=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from urllib.parse import unquote
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -141,6 +142,15 @@ class Gate:
 
     # -- dispatch ------------------------------------------------------------------------
     def dispatch(self, process: str, raw: httpx.Request) -> httpx.Response:
+        """``exchange`` for an httpx request (the in-process transport, the loopback servers)."""
+        return _to_httpx(self.exchange(process, raw.url.host, lambda sent_s: _read(raw, sent_s), raw), raw)
+
+    def exchange(self, process: str, host: str, read: Callable[[float], Request],
+                 raw: httpx.Request | None = None) -> Response:
+        """One request of ``process`` to the service at ``host`` (one the gate has): ``read(sent_s)``
+        makes it, as it was when sent; its answer (a stream's events are recorded as the sender reads
+        them), or the transport error a fault made (naming ``raw``, the httpx request, when there is
+        one). A candidate in its own process sends its request as data, which this takes as it is."""
         if self.failure is not None:  # the world is broken: nothing more happens in it
             raise self.failure
         self._step_requests += 1
@@ -150,9 +160,9 @@ class Gate:
             raise CandidateRunaway(f"{process}: {why}")
         self._guard("a timer of the world", None, self.clock.run_due)
         self.meanwhile()
-        service = self.services[raw.url.host]
+        service = self.services[host]
         sent_s = self.clock.now()  # reading and recording the request take no scenario time
-        request = self._guard("reading the request", None, _read, raw, sent_s)
+        request = self._guard("reading the request", None, read, sent_s)
         route = request.path[len(service.root):] if request.path.startswith(service.root) else request.path
         self.requests += 1
         op = self.history.invoke(sent_s, process, self._guard("recording the request", None,
@@ -204,7 +214,7 @@ class Gate:
                     stream_actions.append((fault, action))
             response = Response(response.status, response.headers, response.body,
                                  stream=self._tap(ctx, response, stream_actions))
-        return _to_httpx(response, raw)
+        return response
 
     def _tap(self, ctx: FaultContext, response: Response,
              actions: list[tuple[RequestFault, Action]]) -> Callable[[], Iterator[bytes]]:
@@ -274,11 +284,11 @@ class Gate:
         if self.failure is not None:
             raise self.failure
 
-    def _act_before(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request) -> httpx.Response:
+    def _act_before(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request | None) -> Response:
         if isinstance(action, Respond):
             self._record_fault(fault, ctx, {"delivered": False, "status": action.response.status})
             self._complete(ctx.op, action.response, committed=False)
-            return _to_httpx(action.response, raw)
+            return action.response
         if isinstance(action, Drop):
             self._record_fault(fault, ctx, {"delivered": False, "error": action.kind})
             self.history.complete(self.clock.now(), ctx.op, "fail", {"error": f"connection {action.kind} before delivery", "committed": False})
@@ -288,7 +298,7 @@ class Gate:
             self._crash(ctx, "crashed before delivery")
         raise self.fail(HarnessError(f"fault {fault.kind!r} returned {action!r}, which cannot act before delivery"), ctx.op)
 
-    def _act_after(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request) -> httpx.Response:
+    def _act_after(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request | None) -> Response:
         assert ctx.response is not None
         evidence = {"delivered": True, "committed": ctx.committed, "status": ctx.response.status}
         if isinstance(action, Lose):
@@ -304,11 +314,11 @@ class Gate:
         if isinstance(action, Respond):
             self._record_fault(fault, ctx, {**evidence, "replaced_with": action.response.status})
             self._complete(ctx.op, action.response, ctx.committed)
-            return _to_httpx(action.response, raw)
+            return action.response
         if isinstance(action, Rewrite):  # the client reads another answer than the service gave
             self._record_fault(fault, ctx, {**evidence, **action.evidence})
             self._complete(ctx.op, action.response, ctx.committed)
-            return _to_httpx(action.response, raw)
+            return action.response
         if isinstance(action, Crash):
             self._record_fault(fault, ctx, evidence)
             self._crash(ctx, "crashed after the fake committed, before the response")
@@ -338,6 +348,47 @@ def _read(raw: httpx.Request, sent_s: float) -> Request:
         headers[name] = f"{headers[name]}, {value}" if name in headers else value
     return Request.build(raw.method, raw.url.path, raw.url.query.decode("ascii", "replace"), headers, raw.read(),
                          sent_s=sent_s)
+
+
+# A URL as httpx writes one (``str(request.url)``): scheme, a lower-case host (no IDNA label: httpx
+# decodes those), a port, then visible ASCII only, with no dot segment in its path (httpx removes them). Where a URL sent as data is not
+# of this shape, httpx reads it (``sent_request``).
+_PLAIN_URL = re.compile(r"(https?)://((?![a-z0-9.-]*xn--)[a-z0-9.-]+)(?::[0-9]{1,5})?"
+                        r"((?:/(?!\.\.?(?:/|\?|$))(?:(?![/?#])[!-~])*)*(?:\?[!-~]*)?)")
+
+
+def sent_request(method: str, url: str, headers: Sequence[tuple[str, str]],
+                 body: bytes) -> tuple[str, Callable[[float], Request], httpx.Request | None]:
+    """A request sent as data (by a candidate in its own process): its host, its reader for
+    ``Gate.exchange``, and the httpx request where one had to be made. The reader gives what
+    ``_read`` gives for ``httpx.Request(method, url, headers=headers, stream=ByteStream(body))``: the
+    path unquoted, the query as sent, names lower-case, repeated names joined. A URL or a header that
+    httpx would write otherwise (or refuse: ``ValueError``, ``httpx.InvalidURL``) is read by httpx."""
+    plain = _PLAIN_URL.fullmatch(url)
+    if plain is None or "#" in url or not all(k.isascii() and v.isascii() for k, v in headers):
+        raw = httpx.Request(method, url, headers=list(headers), stream=httpx.ByteStream(body))
+        return raw.url.host, lambda sent_s: _read(raw, sent_s), None if plain else raw
+    path, _, query = plain.group(3).partition("?")
+    joined: dict[str, str] = {}
+    for name, value in headers:
+        name = name.lower()
+        joined[name] = f"{joined[name]}, {value}" if name in joined else value
+    return plain.group(2), lambda sent_s: Request.build(method, unquote(path or "/"), query, joined, body,
+                                                        sent_s=sent_s), None
+
+
+def answer_headers(response: Response) -> list[list[str]]:
+    """The headers a client reads of ``response`` as ``_to_httpx`` hands it over (httpx lower-cases
+    the names, and gives a body that has none its ``content-length``)."""
+    names = list(response.headers)
+    if not all(k.isascii() and v.isascii() for k, v in response.headers.items()):
+        answer = httpx.Response(response.status, headers=dict(response.headers),
+                                content=None if response.stream is not None else response.body)
+        return [[k, v] for k, v in answer.headers.multi_items()]
+    headers = [[k.lower(), v] for k, v in response.headers.items()]
+    if response.stream is None and response.body and "content-length" not in (k.lower() for k in names):
+        headers.append(["content-length", str(len(response.body))])
+    return headers
 
 
 def _event_end(buffer: bytes) -> int:

@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from respx.models import AllMockedAssertionError
 
 from durable_harness.harness._errors import HarnessError
+from durable_harness.harness._gate import answer_headers, sent_request
 from durable_harness.harness.candidate._child import Limits
 from durable_harness.harness.candidate._claims import RefusedReport
 from durable_harness.harness.candidate._driver import CandidateFailed
@@ -109,7 +111,6 @@ class _Child:
         self._worker_id = worker_id
         self._streams: dict[int, Iterator[bytes]] = {}
         self._next_stream = 0
-        self._transports: dict[str, httpx.BaseTransport] = {}
         self.methods: list[str] = []
         self.lease_ttl_s: Any = None  # as the instance declares it (checked by the driver)
         self.status: int | None = None  # the wait status, once reaped
@@ -197,30 +198,31 @@ class _Child:
             raise self._died("a call", f"it sent a message the harness does not know ({kind!r})")
 
     def _http(self, message: Mapping[str, Any], body: bytes) -> None:
+        """A request of the child's, taken as data (``sent_request``) and answered through the gate
+        as its transport would answer the same request made with httpx in-process."""
         process = str(message.get("p") or self._worker_id)
-        transport = self._transports.get(process)
-        if transport is None:
-            transport = self._transports[process] = self._world.gate.transport(process)
+        gate = self._world.gate
         try:
-            request = httpx.Request(str(message["m"]), str(message["u"]),
-                                    headers=[(str(k), str(v)) for k, v in message.get("h") or []],
-                                    stream=httpx.ByteStream(body))
+            method, url = str(message["m"]), str(message["u"])
+            headers = [(str(k), str(v)) for k, v in message.get("h") or []]
+            host, read, raw = sent_request(method, url, headers, body)
         except (KeyError, TypeError, ValueError, httpx.InvalidURL) as err:
             self._send({"k": "http_error", "type": "UnsupportedProtocol", "message": f"not a request: {err}"})
             return
+        if host not in gate.services:  # as the in-process transport refuses it
+            raw = raw or httpx.Request(method, url, headers=headers, stream=httpx.ByteStream(body))
+            raise AllMockedAssertionError(f"RESPX: {raw!r} not mocked!")
         try:
-            response = transport.handle_request(request)
+            response = gate.exchange(process, host, read, raw)
         except httpx.TransportError as err:
             self._send({"k": "http_error", "type": type(err).__name__, "message": str(err)})
             return
-        headers = [[k, v] for k, v in response.headers.multi_items()]
-        if isinstance(response.stream, httpx.ByteStream):
-            self._send({"k": "response", "status": response.status_code, "h": headers}, response.read())
+        if response.stream is None:
+            self._send({"k": "response", "status": response.status, "h": answer_headers(response)}, response.body)
             return
         self._next_stream += 1
-        assert isinstance(response.stream, httpx.SyncByteStream)
-        self._streams[self._next_stream] = iter(response.stream)
-        self._send({"k": "response", "status": response.status_code, "h": headers, "s": self._next_stream})
+        self._streams[self._next_stream] = response.stream()
+        self._send({"k": "response", "status": response.status, "h": answer_headers(response), "s": self._next_stream})
 
     def _next(self, stream_id: int) -> None:
         stream = self._streams.get(stream_id)
