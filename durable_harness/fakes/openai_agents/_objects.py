@@ -13,6 +13,7 @@ validate request bodies beyond shaping what was already accepted.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,6 +35,7 @@ __all__ = [
     "turn_object",
     "user_message_item",
     "wait_for_subagents_call_item",
+    "wire_copy",
 ]
 
 
@@ -196,3 +198,17 @@ def agent_message_item(item_id: str, turn_id: str, sender_agent_id: str, recipie
     """A message between agent threads (not an output item: no ``turn.item.done``)."""
     return {"id": item_id, "type": "agent_message", "sender_agent_id": sender_agent_id,
             "recipient_agent_id": recipient_agent_id, "content": [_text(text)], "turn_id": turn_id}
+
+
+def wire_copy(value: Any) -> Any:
+    """A deep copy of a wire value (dicts, lists and JSON scalars, as the builders here make them):
+    what ``copy.deepcopy`` gives for one, several times faster (the brain is handed a copy of every
+    item at each of its steps). Anything else in it is deep-copied as ``copy.deepcopy`` would."""
+    kind = type(value)
+    if kind is dict:
+        return {k: wire_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [wire_copy(v) for v in value]
+    if value is None or kind is str or kind is int or kind is float or kind is bool:
+        return value
+    return copy.deepcopy(value)

@@ -38,7 +38,6 @@ subagent (``agent.session.subagent.active``), or input sent to a subagent.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +52,7 @@ from durable_harness.fakes.openai_agents._objects import (
     subagent_object,
     turn_object,
     wait_for_subagents_call_item,
+    wire_copy,
 )
 from durable_harness.fakes.openai_agents._paging import cursor_page, page_query
 from durable_harness.fakes.openai_agents._records import Clock, IdSource, Session, Subagent, Turn
@@ -140,7 +140,7 @@ class SubagentRunner:
     def _add(self, session: Session, subagent: Subagent, item: dict[str, Any]) -> None:
         subagent.items.append(item)
         self._emit("agent.session.turn.item.added", {"session_id": session.id, "turn_id": item["turn_id"],
-                                                     "item": copy.deepcopy(item)})
+                                                     "item": wire_copy(item)})
 
     def _end_turn(self, session: Session, turn: Turn, status: str) -> None:
         turn.status = status

@@ -30,7 +30,6 @@ What it deliberately does not do: validate events (``_state`` did) or speak HTTP
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -44,6 +43,7 @@ from durable_harness.fakes.openai_agents._objects import (
     session_object,
     turn_object,
     user_message_item,
+    wire_copy,
 )
 from durable_harness.fakes.openai_agents._records import Clock, IdSource, Session, Turn
 from durable_harness.fakes.openai_agents._sandbox import Sandbox
@@ -105,7 +105,7 @@ class TurnEngine:
             session.brain = self._brains(dict(session.metadata), text)
         self._emit("agent.session.turn.created", {"session_id": session.id, "turn": turn_object(turn)})
         for parts in messages:
-            self._add_item(session, user_message_item(self._ids.next("item"), turn.id, copy.deepcopy(parts)))
+            self._add_item(session, user_message_item(self._ids.next("item"), turn.id, wire_copy(parts)))
         self._emit_session(session)
         self._schedule(session, turn)
         self._changed()
@@ -117,7 +117,7 @@ class TurnEngine:
         call["status"] = "completed" if event.success else "failed"
         self._add_item(session, function_call_output_item(
             self._ids.next("item"), turn.id, event.call_id, success=event.success,
-            output=copy.deepcopy(event.output), error=event.error))
+            output=wire_copy(event.output), error=event.error))
         self._truth.call_answered(event.call_id, event.success, self._clock.now(), sent_s=sent_s)
         turn.results.append(ToolResult(call_id=event.call_id, name=str(call["name"]), success=event.success,
                                        output=output_text(event.output) if event.success else None,
@@ -213,7 +213,7 @@ class TurnEngine:
         if blocked is not None:
             self.fail_active(session, "sandbox_error", blocked)
             return
-        step = Step(session_id=session.id, turn_id=turn.id, items=tuple(copy.deepcopy(session.items)),
+        step = Step(session_id=session.id, turn_id=turn.id, items=tuple(wire_copy(session.items)),
                     user_text=turn.user_text, results=tuple(turn.results),
                     environment=self._sandbox.snapshot(session) if self._sandbox is not None else None,
                     artifacts=self._sandbox.artifacts(session) if self._sandbox is not None else ())
@@ -283,7 +283,7 @@ class TurnEngine:
     def _add_item(self, session: Session, item: dict[str, Any]) -> None:
         session.items.append(item)
         self._emit("agent.session.turn.item.added", {"session_id": session.id, "turn_id": item["turn_id"],
-                                                     "item": copy.deepcopy(item)})
+                                                     "item": wire_copy(item)})
 
     @staticmethod
     def _call_item(session: Session, call_id: str) -> dict[str, Any]:
