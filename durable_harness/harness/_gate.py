@@ -22,9 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from urllib.parse import unquote
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 import httpx
 from respx.models import AllMockedAssertionError
@@ -284,7 +284,8 @@ class Gate:
         if self.failure is not None:
             raise self.failure
 
-    def _act_before(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request | None) -> Response:
+    def _act_before(self, fault: RequestFault, action: Action, ctx: FaultContext,
+                    raw: httpx.Request | None) -> Response:
         if isinstance(action, Respond):
             self._record_fault(fault, ctx, {"delivered": False, "status": action.response.status})
             self._complete(ctx.op, action.response, committed=False)
@@ -298,7 +299,8 @@ class Gate:
             self._crash(ctx, "crashed before delivery")
         raise self.fail(HarnessError(f"fault {fault.kind!r} returned {action!r}, which cannot act before delivery"), ctx.op)
 
-    def _act_after(self, fault: RequestFault, action: Action, ctx: FaultContext, raw: httpx.Request | None) -> Response:
+    def _act_after(self, fault: RequestFault, action: Action, ctx: FaultContext,
+                   raw: httpx.Request | None) -> Response:
         assert ctx.response is not None
         evidence = {"delivered": True, "committed": ctx.committed, "status": ctx.response.status}
         if isinstance(action, Lose):
@@ -351,42 +353,41 @@ def _read(raw: httpx.Request, sent_s: float) -> Request:
 
 
 # A URL as httpx writes one (``str(request.url)``): scheme, a lower-case host (no IDNA label: httpx
-# decodes those), a port, then visible ASCII only, with no dot segment in its path (httpx removes them). Where a URL sent as data is not
-# of this shape, httpx reads it (``sent_request``).
+# decodes those), a port, then visible ASCII only, with no dot segment in its path (httpx removes
+# them). Where a URL sent as data is not of this shape, httpx reads it (``sent_request``).
 _PLAIN_URL = re.compile(r"(https?)://((?![a-z0-9.-]*xn--)[a-z0-9.-]+)(?::[0-9]{1,5})?"
                         r"((?:/(?!\.\.?(?:/|\?|$))(?:(?![/?#])[!-~])*)*(?:\?[!-~]*)?)")
 
 
 def sent_request(method: str, url: str, headers: Sequence[tuple[str, str]],
-                 body: bytes) -> tuple[str, Callable[[float], Request], httpx.Request | None]:
-    """A request sent as data (by a candidate in its own process): its host, its reader for
-    ``Gate.exchange``, and the httpx request where one had to be made. The reader gives what
-    ``_read`` gives for ``httpx.Request(method, url, headers=headers, stream=ByteStream(body))``: the
-    path unquoted, the query as sent, names lower-case, repeated names joined. A URL or a header that
-    httpx would write otherwise (or refuse: ``ValueError``, ``httpx.InvalidURL``) is read by httpx."""
+                 body: bytes) -> tuple[str, Callable[[float], Request]]:
+    """A request sent as data (by a candidate in its own process): its host and its reader for
+    ``Gate.exchange``, which gives what ``_read`` gives for ``httpx.Request(method, url,
+    headers=headers, stream=ByteStream(body))``: the path unquoted, the query as sent, names
+    lower-case, repeated names joined. A URL or a header that httpx would write otherwise (or
+    refuse: ``ValueError``, ``httpx.InvalidURL``) is read by httpx."""
     plain = _PLAIN_URL.fullmatch(url)
     if plain is None or "#" in url or not all(k.isascii() and v.isascii() for k, v in headers):
         raw = httpx.Request(method, url, headers=list(headers), stream=httpx.ByteStream(body))
-        return raw.url.host, lambda sent_s: _read(raw, sent_s), None if plain else raw
+        return raw.url.host, lambda sent_s: _read(raw, sent_s)
     path, _, query = plain.group(3).partition("?")
     joined: dict[str, str] = {}
     for name, value in headers:
         name = name.lower()
         joined[name] = f"{joined[name]}, {value}" if name in joined else value
     return plain.group(2), lambda sent_s: Request.build(method, unquote(path or "/"), query, joined, body,
-                                                        sent_s=sent_s), None
+                                                        sent_s=sent_s)
 
 
 def answer_headers(response: Response) -> list[list[str]]:
     """The headers a client reads of ``response`` as ``_to_httpx`` hands it over (httpx lower-cases
     the names, and gives a body that has none its ``content-length``)."""
-    names = list(response.headers)
     if not all(k.isascii() and v.isascii() for k, v in response.headers.items()):
         answer = httpx.Response(response.status, headers=dict(response.headers),
                                 content=None if response.stream is not None else response.body)
         return [[k, v] for k, v in answer.headers.multi_items()]
     headers = [[k.lower(), v] for k, v in response.headers.items()]
-    if response.stream is None and response.body and "content-length" not in (k.lower() for k in names):
+    if response.stream is None and response.body and not any(k == "content-length" for k, _ in headers):
         headers.append(["content-length", str(len(response.body))])
     return headers
 

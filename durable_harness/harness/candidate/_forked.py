@@ -205,15 +205,15 @@ class _Child:
         try:
             method, url = str(message["m"]), str(message["u"])
             headers = [(str(k), str(v)) for k, v in message.get("h") or []]
-            host, read, raw = sent_request(method, url, headers, body)
+            host, read = sent_request(method, url, headers, body)
         except (KeyError, TypeError, ValueError, httpx.InvalidURL) as err:
             self._send({"k": "http_error", "type": "UnsupportedProtocol", "message": f"not a request: {err}"})
             return
         if host not in gate.services:  # as the in-process transport refuses it
-            raw = raw or httpx.Request(method, url, headers=headers, stream=httpx.ByteStream(body))
+            raw = httpx.Request(method, url, headers=headers, stream=httpx.ByteStream(body))
             raise AllMockedAssertionError(f"RESPX: {raw!r} not mocked!")
         try:
-            response = gate.exchange(process, host, read, raw)
+            response = gate.exchange(process, host, read)
         except httpx.TransportError as err:
             self._send({"k": "http_error", "type": type(err).__name__, "message": str(err)})
             return

@@ -5,13 +5,15 @@ lazily (some 750 modules), builds its models' pydantic schemas on first validati
 page models (``SyncCursorPage[Session]``) at the first listing, builds a ``TypeAdapter`` for each
 union of types the first time an answer has one, reads the type hints of the parameters it sends
 (``TypedDict``s), and asks ``uname -p`` in a subprocess for the platform header of its first
-request. A forked instance that did all of that again would pay about 25 ms of
-CPU before its first real request, at every fork (a crash-point sweep forks one per point).
+request. A forked instance that did all of that again would pay for it at every fork (a
+crash-point sweep forks one per point): measured, a baseline run's instance took 94 ms of CPU
+when it did that work itself, 81 ms when the zygote had done it.
 
 So the zygote does it once (``warm_sdk``): it imports the lazily loaded modules, builds the models
-and the adapters of the unions in their fields, reads the parameters' type hints, and then calls every method of ``client.beta.agents.sessions`` (and its sub-resources) once against
-a canned transport that answers each with the smallest plausible body (a list of one item, a stream
-of one event, an object). What the calls leave in the SDK's and pydantic's caches is inherited by
+and the adapters of the unions in their fields, reads the parameters' type hints, and then calls
+every method of ``client.beta.agents.sessions`` (and its sub-resources) once against a canned
+transport that answers each with the smallest plausible body (a list of one item, a stream of one
+event, an object). What the calls leave in the SDK's and pydantic's caches is inherited by
 every fork; the page models, which pydantic keeps only weakly, are held here.
 
 It deliberately touches nothing of a candidate's: the calls go to a transport of its own (never a
