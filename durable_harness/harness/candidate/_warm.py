@@ -10,10 +10,12 @@ crash-point sweep forks one per point): measured, a baseline run's instance took
 when it did that work itself, 81 ms when the zygote had done it.
 
 So the zygote does it once (``warm_sdk``): it imports the lazily loaded modules, builds the models
-and the adapters of the unions in their fields, reads the parameters' type hints, and then calls
-every method of ``client.beta.agents.sessions`` (and its sub-resources) once against a canned
-transport that answers each with the smallest plausible body (a list of one item, a stream of one
-event, an object). What the calls leave in the SDK's and pydantic's caches is inherited by
+of the beta API (``openai.types.beta``: the agents, their sessions and environments; the models of
+the other APIs, which the simulated world does not serve, keep their deferred build) and the
+adapters of the unions in their fields, reads the parameters' type hints, and then calls every
+method of ``client.beta.agents`` (sessions, environments and the rest, sub-resources included) once
+against a canned transport that answers each with the smallest plausible body (a list of one item,
+a stream of one event, an object). What the calls leave in the SDK's and pydantic's caches is inherited by
 every fork; the page models, which pydantic keeps only weakly, are held here.
 
 It deliberately touches nothing of a candidate's: the calls go to a transport of its own (never a
@@ -46,7 +48,7 @@ _KEPT: set[type] = set()
 
 
 def warm_sdk() -> None:
-    """Import the SDK's lazily loaded parts, build their models, and exercise the sessions API once."""
+    """Import the SDK's lazily loaded parts, build their models, and exercise the agents API once."""
     import openai
 
     client = openai.OpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1", max_retries=0)
@@ -65,7 +67,7 @@ def warm_sdk() -> None:
             continue
         for info in pkgutil.walk_packages(module.__path__, package + "."):
             importlib.import_module(info.name)
-    _build_models("openai.types")
+    _build_models("openai.types.beta")
     _union_adapters("openai.types.beta")
     _param_hints("openai.types.beta")
     client.close()
@@ -159,7 +161,7 @@ def _answer(request: Any) -> Any:
 
 
 def _exercise() -> None:
-    """Every method of the sessions resources, called once on the canned transport, its answer read
+    """Every method of the agents resources, called once on the canned transport, its answer read
     to the end (pages iterated, streams consumed)."""
     import httpx
     import openai
@@ -170,7 +172,7 @@ def _exercise() -> None:
                            webhook_secret="unused", http_client=http)  # type: ignore[arg-type]
     calls = 0
     try:
-        for method in _methods(client.beta.agents.sessions, SyncAPIResource, set()):
+        for method in _methods(client.beta.agents, SyncAPIResource, set()):
             if calls >= _MAX_CALLS:
                 break
             calls += 1

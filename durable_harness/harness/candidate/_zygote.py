@@ -8,7 +8,7 @@ lock held forever); and its heap is large (copy-on-write makes every fork pay fo
 is none of that: it is started once, lazily, with a clean environment (``_environ``) and a fixed
 hash seed (``PYTHONHASHSEED=0``: a candidate that iterates a set behaves the same in every run),
 imports the openai SDK and warms it once (``_warm``: its lazily loaded parts, its models, a call of
-every sessions method on a canned transport), and then does only what it is asked,
+every agents method on a canned transport), and then does only what it is asked,
 one request at a time, on its pipe:
 
 * ``spawn``: fork an instance (``_child``; a probe of a candidate's code, or a candidate instance)
