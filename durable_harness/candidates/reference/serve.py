@@ -7,8 +7,9 @@ It reads the contract's environment (``OPENAI_BASE_URL`` ..., ``DATABASE_URL``, 
 in-process candidate gets (an ``openai.OpenAI`` client, an ``httpx.Client``, a clock) from it, makes
 the candidate with its factory, and serves ``GET /health``, ``POST /jobs``, ``POST /jobs/{id}/cancel``,
 ``GET /jobs/{id}`` and ``POST /webhooks/openai`` on ``CANDIDATE_LISTEN``. The main thread steps the
-candidate; when a step finds nothing to do it waits one scenario second (real time divided by the
-scale) or until a control call has run.
+candidate, from the moment the harness's first call (its health check) has said the run's time; when
+a step finds nothing to do it waits one scenario second (real time divided by the scale) or until a
+control call has run.
 
 The candidate object is only ever touched by one thread at a time, as in-process: a step runs on
 the main thread; a ``submit``, a ``cancel`` or a webhook runs on its HTTP thread when no candidate
@@ -49,6 +50,7 @@ __all__ = ["main"]
 POLL_S = 1.0  # scenario seconds between two steps that found nothing to do
 CLIENT_TIMEOUT_S = 30.0  # scenario seconds: the clients' timeout (at least 2 real seconds)
 CALL_TIMEOUT_S = 60.0  # real seconds a control call may wait for the main thread (the harness gives up first)
+SYNC_WAIT_S = 60.0  # real seconds to wait for the harness's first call (its health check) before stepping
 
 
 @dataclass(frozen=True)
@@ -169,16 +171,26 @@ class _BatonStream(httpx.SyncByteStream):
 class Clock:
     """The run's time as the candidate sees it: scenario seconds, advancing ``HARNESS_TIME_SCALE`` times
     as fast as the wall clock from the last ``X-Harness-Time`` the harness sent (the run's time stands
-    still while a candidate restarts); Unix seconds on the same time, from ``HARNESS_TIME_ORIGIN``."""
+    still while a candidate restarts); Unix seconds on the same time, from ``HARNESS_TIME_ORIGIN``.
+
+    Until the first header it is only a guess (the wall clock since ``HARNESS_TIME_ORIGIN``, which
+    counts every start and restart the run's time stood still for, ``scale`` times over): nothing is
+    stepped until the harness's first call has said the time (``wait_synced``)."""
 
     def __init__(self, scale: float, origin: float, baton: Baton) -> None:
         self.scale = scale
         self._origin = origin
         self._baton = baton
         self._base = (0.0, origin)  # (the run's time, the wall clock) at the last sync
+        self._synced = threading.Event()
 
     def sync(self, run_s: float) -> None:
         self._base = (run_s, time.time())
+        self._synced.set()
+
+    def wait_synced(self, timeout_s: float) -> bool:
+        """Wait (in real seconds, at most ``timeout_s``) for the harness's first word on the time."""
+        return self._synced.wait(timeout_s)
 
     def now(self) -> float:
         run_s, wall = self._base
@@ -342,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="control-api", daemon=True).start()
     print(f"serve: {args.candidate} listening on {host}:{port} (time scale {env.clock.scale:g})", flush=True)
+    if not env.clock.wait_synced(SYNC_WAIT_S):  # the harness's GET /health says the run's time first
+        print(f"serve: no call from the harness within {SYNC_WAIT_S:g} s: stepping on the wall clock's time", flush=True)
     poll_real_s = POLL_S / env.clock.scale
     while True:
         try:
