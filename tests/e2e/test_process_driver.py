@@ -1,15 +1,17 @@
 """The process driver end to end: real processes, real sockets on loopback, real (compressed) time.
 
-The reference as a process passes and survives a crash point; the JavaScript example passes the
-baseline and is caught by a lost response; a candidate that cannot be run is exit 3 with its last
-lines and leaves no process behind, however the run ends (a test counts the marked processes after
-every test, and kills the harness itself in the middle of a run).
+The reference as a process passes and survives a crash point, and its adapter steps only once the
+harness has said the run's time; the JavaScript example passes the baseline and is caught by a lost
+response; a candidate that cannot be run is exit 3 with its last lines and leaves no process behind,
+however the run ends (a test counts the marked processes after every test, and kills the harness
+itself in the middle of a run).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shlex
 import signal
 import socket
@@ -20,10 +22,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness._realtime import TIME_SCALE_ENV
+from durable_harness.harness.candidate._ports import listen_port
 from durable_harness.harness.cli import main
 from tests.e2e._processes import (
     MISBEHAVING, NODE_EXAMPLE, REFERENCE, REPO, kill_marked, marked, new_mark, survivors, wait_gone, wait_present,
@@ -284,3 +288,45 @@ def test_check_determinism_is_refused_for_a_process_in_one_line(tmp_path: Path,
                  "--report", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 3 and err.count("\n") == 1 and "--check-determinism needs the in-process driver" in err
+
+
+def test_the_first_step_reads_the_time_the_harness_said(tmp_path: Path, mark: str) -> None:
+    """The reference's process adapter (``serve.py``) steps nothing before the harness has said the
+    run's time. The run's time stands still while a candidate starts or restarts, so a clock guessed
+    from ``HARNESS_TIME_ORIGIN`` and the wall clock runs ahead by every start and restart so far,
+    ``scale`` times over: the reference, restarted after a crash right after its session create,
+    took a listing that still lagged for one a minute old and created a second session
+    (``session-listing-lags``, red under load: 2 of 6 runs at scale 60 before the fix)."""
+    probe, port = tmp_path / "first-step", listen_port()
+    scale = 20.0
+    env = {**os.environ, "CLOCK_PROBE_FILE": str(probe), "CANDIDATE_LISTEN": f"127.0.0.1:{port}",
+           "HARNESS_TIME_SCALE": str(scale), "HARNESS_TIME_ORIGIN": str(time.time() - 1000.0),  # started long ago
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite'}", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+           "OPENAI_API_KEY": "k", "OPENAI_WEBHOOK_SECRET": "s", "WORDPRESS_URL": "http://127.0.0.1:9",
+           "WORDPRESS_USERNAME": "u", "WORDPRESS_APP_PASSWORD": "p", "APPROVALS_URL": "http://127.0.0.1:9",
+           "APPROVALS_TOKEN": "t"}
+    command = marked(f"{sys.executable} -m durable_harness.candidates.reference.serve "
+                     "--candidate tests.e2e.process_candidates.clock_probe:create", mark)
+    process = subprocess.Popen(command.removeprefix("cmd:"), shell=True, cwd=REPO, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60.0
+        while True:  # listening: the adapter is up, and has had a second to step if it would
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the adapter never listened"
+                time.sleep(0.1)
+        time.sleep(1.0)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5.0) as http:
+            assert not probe.exists(), f"stepped before the harness said the time: {probe.read_text()}"
+            http.get("/health", headers={"X-Harness-Time": "5.000000"})
+            while not probe.exists():
+                assert time.monotonic() < deadline, "never stepped after the harness said the time"
+                time.sleep(0.05)
+        seen = float(probe.read_text())
+        assert 5.0 <= seen < 5.0 + 5.0 * scale, seen  # the said time (and what passed since), not 20,000 s
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the adapter and all it started (its own session)
+        process.wait()

@@ -52,13 +52,6 @@ def warm_sdk() -> None:
     import openai
 
     client = openai.OpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1", max_retries=0)
-    sessions = client.beta.agents.sessions
-    for name in dir(sessions):
-        if not name.startswith("_"):
-            try:
-                getattr(sessions, name)
-            except Exception:  # a property that needs more than a client: nothing to warm there
-                continue
     client.webhooks  # noqa: B018  (the access loads the module)
     for package in _LAZY_PACKAGES:
         try:
@@ -84,11 +77,16 @@ def _defined_in(package: str, wanted: Callable[[Any], bool]) -> Iterator[Any]:
                 yield value
 
 
-def _build_models(package: str) -> None:
-    """The SDK's models defer their pydantic schemas to their first use: build those loaded now."""
+def _models_of(package: str) -> Iterator[Any]:
+    """The SDK's models defined in the loaded modules of ``package``."""
     from openai import BaseModel
 
-    for model in _defined_in(package, lambda v: inspect.isclass(v) and issubclass(v, BaseModel)):
+    return _defined_in(package, lambda v: inspect.isclass(v) and issubclass(v, BaseModel))
+
+
+def _build_models(package: str) -> None:
+    """The SDK's models defer their pydantic schemas to their first use: build those loaded now."""
+    for model in _models_of(package):
         try:
             model.model_rebuild(force=True)
         except Exception:  # a model that cannot be built before its first use: it is built then
@@ -99,10 +97,10 @@ def _union_adapters(package: str) -> None:
     """The SDK makes (and caches) a pydantic ``TypeAdapter`` for each union it meets in an answer,
     at the first answer that has one (a session's ``environment``, an item of a list): make those
     of every field of the models of ``package`` now, as its ``construct_type`` would ask for them."""
-    from openai import BaseModel, _models
+    from openai import _models
 
     adapter = getattr(_models, "_CachedTypeAdapter")  # the SDK's own cache of them (typed as an adapter)
-    for model in _defined_in(package, lambda v: inspect.isclass(v) and issubclass(v, BaseModel)):
+    for model in _models_of(package):
         for field in getattr(model, "model_fields", {}).values():
             for union in _unions(_models, field.annotation, getattr(field, "metadata", None)):
                 try:
