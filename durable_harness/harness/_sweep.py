@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
 from durable_harness.harness._run import run_once
 from durable_harness.harness._rundoc import write_run
@@ -25,7 +26,7 @@ from durable_harness.harness.candidate import is_command
 from durable_harness.harness.faults import Trigger
 from durable_harness.harness.scenario import FaultSpec, Scenario
 
-__all__ = ["POINTS", "SweepPoint", "clean_scenario", "point_reproduce", "point_scenario", "points_of", "run_point", "sweep",
+__all__ = ["POINTS", "SweepPoint", "clean_run_failed", "clean_scenario", "point_reproduce", "point_scenario", "points_of", "run_point", "sweep",
            "sweep_points"]
 
 POINTS = ("before", "after")
@@ -47,7 +48,17 @@ def sweep_points(base: Scenario, candidate: str, seed: int | None = None,
     """Every (request, side) of a clean run of ``base``, and that clean run's document (written to
     ``out_dir`` when given)."""
     clean, history = run_once(clean_scenario(base), candidate, seed, out_dir)
+    clean_run_failed(clean)
     return points_of(history), clean
+
+
+def clean_run_failed(clean: dict[str, Any]) -> None:
+    """Raise the harness's error if the clean run ended in one (exit 3): its history lists the points
+    only up to where it stopped, so a sweep of those would look complete and is not."""
+    if clean.get("exit_code") == 3:
+        error = clean.get("error") or {}
+        raise HarnessError(f"its clean run ended in an error of the harness ({error.get('message')}), so the points "
+                           "it would have listed past that are unknown")
 
 
 def clean_scenario(base: Scenario) -> Scenario:

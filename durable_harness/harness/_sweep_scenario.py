@@ -41,7 +41,10 @@ def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out
         except HarnessError as err:  # the sweep itself went wrong: the harness's error, exit 3
             return harness_error_doc(scenario, candidate, seed, out_dir, f"the crash-point sweep: {err.message}")
     else:  # each point run from scratch
-        points, clean = sweep_points(base, candidate, seed, out_dir)
+        try:
+            points, clean = sweep_points(base, candidate, seed, out_dir)
+        except HarnessError as err:
+            return harness_error_doc(scenario, candidate, seed, out_dir, f"the crash-point sweep: {err.message}")
         if out_dir is not None:  # until the fold replaces it: a sweep cut short is never the clean run's green
             write_run(out_dir, unfinished(scenario, clean, len(points)))
         runs = [(p, run_point(base, p, candidate, seed, points_dir)) for p in points]

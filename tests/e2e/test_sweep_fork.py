@@ -90,6 +90,41 @@ def test_a_fork_that_dies_is_that_points_harness_error(tmp_path: Path, monkeypat
     assert point["exit_code"] == 3 and "an error of the harness" in point["error"]["message"]
 
 
+@pytest.mark.parametrize("fork", [True, False], ids=["forked", "from-scratch"])
+def test_a_clean_run_that_ends_in_the_harness_error_is_the_sweeps_harness_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fork: bool) -> None:
+    """The clean run lists the points: one cut short by an error of the harness (here, the third
+    point could not be forked: no pipe to the zygote) lists only some, so the sweep is that error
+    (exit 3), never a verdict folded from the points it did run nor a crash of the fold."""
+    import durable_harness.harness._sweep_fork as forks
+    import durable_harness.harness._world as world_module
+
+    if fork:
+        fork_point = forks.ForkedSweep._fork
+
+        def no_pipe_at_the_third(self: Any, point: SweepPoint) -> bool:
+            if point.k == 3:
+                raise OSError(24, "Too many open files")
+            return fork_point(self, point)
+
+        monkeypatch.setattr(forks.ForkedSweep, "_fork", no_pipe_at_the_third)
+    else:
+        monkeypatch.setenv(SWEEP_FORK, "0")
+        after_step = world_module.World.after_step
+
+        def broken_after_three(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if self.scenario.faults == () and self.gate.requests >= 3:
+                raise world_module.HarnessError("a world that broke mid-run")
+            return after_step(self, *args, **kwargs)
+
+        monkeypatch.setattr(world_module.World, "after_step", broken_after_three)
+    doc = run_sweep_scenario(SMALL, "reference", None, tmp_path / SMALL.id)
+    assert doc["exit_code"] == 3 and doc["verdict"] == "unknown" and doc["complete"] is False, doc.get("error")
+    assert doc["error"]["kind"] == "harness" and "its clean run" in doc["error"]["message"], doc["error"]
+    assert ("Too many open files" if fork else "a world that broke mid-run") in doc["error"]["message"]
+    assert json.loads((tmp_path / SMALL.id / "run.json").read_text())["exit_code"] == 3
+
+
 def test_where_forking_is_not_exact_the_points_run_from_scratch(monkeypatch: pytest.MonkeyPatch) -> None:
     base = dataclasses.replace(SMALL, sweep=None)
     assert applies(base, "reference")
