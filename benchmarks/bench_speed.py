@@ -225,7 +225,8 @@ def row_isolation(args: argparse.Namespace) -> list[Figure]:
     start = Figure("zygote start-up wall", "ms", "starting the process instances are forked from (once per harness)")
     for _ in range(min(args.repeat, 3)):  # a zygote of its own each time: this process's may be up already
         w0 = time.perf_counter()
-        fresh = Zygote()
+        fresh = Zygote.start()
+        fresh.ready()
         start.add(1000 * (time.perf_counter() - w0))
         fresh.close()
     figures = [start]

@@ -6,7 +6,8 @@ folder in the report), so its run.json and history are byte for byte the same; t
 back in the catalogue's order, whatever order they finished in, and the report made from them is
 the sequential run's. Progress is printed as scenarios finish. The workers are started by a fork
 server (no state of this process but its environment: ``--keep-candidate-db`` and ``--toxiproxy``
-have set theirs before), ``N`` at most, never more than there are scenarios.
+have set theirs before), ``N`` at most, never more than there are scenarios. They share this
+process's zygote (``candidate._zygote``: one start-up of the SDK, not one per worker).
 
 A signal stops the run: no new scenario starts, the workers are stopped, and what finished is
 kept (the run is partial, as a sequential run cut short is). A worker that dies under a scenario is
@@ -50,6 +51,7 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
     """Run every scenario in up to ``jobs`` worker processes; (their documents in order, whether a
     signal stopped the run). ``done`` is called with each document as it comes back."""
     docs: dict[int, dict[str, Any]] = {}
+    _share_the_zygote(candidate)
     context = multiprocessing.get_context("forkserver")
     workers = max(1, min(jobs, len(scenarios)))
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
@@ -82,6 +84,17 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return [docs[i] for i in sorted(docs)], stopped
+
+
+def _share_the_zygote(candidate: str) -> None:
+    """The workers fork their candidate's instances from this process's zygote (``DH_ZYGOTE``),
+    started once here rather than once in each worker: they inherit the variable."""
+    from durable_harness.harness._run import in_process
+    from durable_harness.harness.candidate import is_command
+    from durable_harness.harness.candidate._zygote import share_zygote
+
+    if not is_command(candidate) and not in_process():
+        share_zygote()
 
 
 def _worker_init(sweep_jobs: int) -> None:

@@ -11,7 +11,8 @@ With allure-pytest active (``--alluredir DIR``) each test carries what ``durable
 run's result carries: the verdict and the counters as labels, the because lines as its
 description, and the verdict, because and witnesses, ``history.jsonl``, the timeline, ``run.json``
 and the reproduce command as attachments. Under ``-n auto`` (pytest-xdist) the scenarios spread
-over the cores; each test's result is the same as the command line's for that scenario.
+over the cores, and the workers share one zygote (the process candidates are forked from) started
+by the controlling process; each test's result is the same as the command line's for that scenario.
 
 ``--dh-explore 30s`` adds one exploration test per workload (``durable_harness.harness.explore``): it fails with
 the shrunk plan, as a scenario file to keep, when a plan breaks the candidate.
@@ -52,6 +53,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dh-explore", default=None, metavar="TIME",
                     help="add one exploration test per workload (budget TIME each, e.g. 30s) against --dh-candidate "
                          "(default: reference); a plan that breaks it fails the test with the scenario file to keep")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With a Python candidate to run, the zygote its instances are forked from starts now, while
+    pytest collects, in the controlling process only: pytest-xdist's workers, started after this,
+    share it (``DH_ZYGOTE``) rather than each start one."""
+    candidate = config.getoption("--dh-candidate", None)
+    if (candidate is None and config.getoption("--dh-explore", None) is None) or hasattr(config, "workerinput"):
+        return
+    from durable_harness.harness._run import in_process
+    from durable_harness.harness.candidate import is_command
+    from durable_harness.harness.candidate._zygote import share_zygote
+
+    if not is_command(str(candidate or "reference")) and not in_process():
+        share_zygote()
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -44,6 +44,17 @@ def children(pid: int | str = "self") -> set[int]:
     return found
 
 
+@pytest.fixture(autouse=True)
+def own_zygote(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Instances are counted as the zygote's children: a zygote this process started itself (one
+    shared with other processes, ``DH_ZYGOTE``, forks theirs too)."""
+    from durable_harness.harness.candidate import _zygote
+
+    monkeypatch.delenv(_zygote.SHARED_ZYGOTE, raising=False)
+    if zygote().shared:
+        _zygote._ZYGOTE.pop().close()
+
+
 def instances() -> set[int]:
     """The processes forked from this harness's zygote (the candidate's instances and probes) and
     any other child of this harness but the zygote and the supervisor's watchdog."""

@@ -1,5 +1,4 @@
-"""The zygote: one fresh Python process per harness process, from which every instance of a Python
-candidate is forked.
+"""The zygote: one fresh Python process, from which every instance of a Python candidate is forked.
 
 Why not fork the harness itself: its memory holds the run (the fakes' ground truth, the nemesis's
 plan, the history) and a candidate must not read what it is being judged on; its environment holds
@@ -23,18 +22,29 @@ one request at a time, on its pipe:
 
 The zygote is started through the process supervisor (its own process group, registered with the
 watchdog, so that it and every instance die with the harness however the harness ends) and ends
-when its pipe closes. It never runs candidate code itself: only its forks do.
+when its pipe closes. It never runs candidate code itself: only its forks do (``_zygote_process``
+is its side).
+
+**Shared.** Starting a zygote costs more than a second of CPU (the SDK's import and warm-up), and a
+run spread over processes started a zygote in each: ``run -j N``'s workers, pytest-xdist's
+workers, every ``durable-harness`` a test suite starts. A harness process that calls
+``share_zygote`` starts its zygote at once (without waiting for it) and names its listening socket
+in ``DH_ZYGOTE``; a harness process started from it with that variable connects there instead of
+starting one of its own, if the zygote's key (``zygote_key``: the interpreter and the environment
+a zygote passes on) is its own; otherwise, or if the zygote is gone, it starts its own, as
+before. Each instance is forked with its requester's working directory and search path, so that
+one zygote serves them all alike. The zygote still ends with the process that started it (its
+owner): ``run -j``'s parent, pytest's controller. An instance of a harness process that died
+ends when it next reads its pipe.
 """
 
 from __future__ import annotations
 
 import atexit
-import gc
+import hashlib
 import json
 import os
-import select
 import shutil
-import signal
 import socket
 import sys
 import tempfile
@@ -46,52 +56,106 @@ from typing import Any
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness.candidate._environ import candidate_environ
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv, send
-from durable_harness.harness.candidate._warm import warm_sdk
 
-__all__ = ["START_TIMEOUT_S", "Zygote", "instances_cpu_s", "share_with_this_fork", "zygote"]
+__all__ = ["SHARED_ZYGOTE", "START_TIMEOUT_S", "Zygote", "instances_cpu_s", "share_with_this_fork", "share_zygote",
+           "zygote", "zygote_key"]
 
 START_TIMEOUT_S = 120.0  # a fresh interpreter importing the SDK, on a loaded machine
 _ANSWER_TIMEOUT_S = 60.0
 _BOOT = "import sys; sys.path[:0] = __import__('json').loads(sys.argv[2]); " \
-        "from durable_harness.harness.candidate._zygote import main; main(int(sys.argv[1]))"
+        "from durable_harness.harness.candidate._zygote_process import main; " \
+        "main(int(sys.argv[1]), int(sys.argv[3]), sys.argv[4])"
+SHARED_ZYGOTE = "DH_ZYGOTE"  # the listening socket of a zygote that harness processes started from here may use
+_SOCKET = "zygote.sock"
+_MAX_SOCKET_PATH = 100  # an AF_UNIX path is at most 107 bytes; with a longer temporary folder, no sharing
 
 
 class Zygote:
-    """The harness's handle on its zygote process (see the module's doc)."""
+    """A harness process's handle on a zygote: one it started (``start``) or one it shares
+    (``attach``). See the module's doc."""
 
-    def __init__(self) -> None:
-        from durable_harness.harness._supervisor import spawn
-
+    def __init__(self, sock: socket.socket, *, shared: bool, pid: int = 0, process: Any = None,
+                 folder: Path | None = None, address: str | None = None) -> None:
         self._lock = threading.Lock()
-        self._folder = Path(tempfile.mkdtemp(prefix="durable-harness-zygote-"))
-        self.shared = False  # a fork's handle on its parent's zygote: the parent owns the process
-        ours, theirs = socket.socketpair()
-        paths = [p for p in sys.path if p]
-        self.environ = env = zygote_environ()
-        try:
-            self._process = spawn([sys.executable, "-c", _BOOT, str(theirs.fileno()), json.dumps(paths)], env,
-                                  self._folder / "zygote.log", cwd=Path.cwd(), pass_fds=(theirs.fileno(),))
-        except OSError as err:
-            ours.close()
-            raise HarnessError(f"the harness could not start the process its candidates are forked from: {err}") from err
-        finally:
-            theirs.close()
-        self._sock = ours
-        try:
-            hello, _ = recv(ours, START_TIMEOUT_S)
-        except (Silent, HungUp, PipeGarbage, OSError) as err:
-            self.close()
-            raise HarnessError(f"the process the harness forks candidates from did not start ({err}): "
-                               + " | ".join(self._process.last_lines())) from None
-        self.pid = int(hello.get("pid") or 0)
+        self._sock = sock
+        self.shared = shared  # not ours to stop: another process's zygote (attached), or a fork's handle on its parent's
+        self._pid = pid  # 0 until it has said it is ready
+        self._process = process
+        self._folder = folder
+        self.address = address  # where other harness processes may connect (None: nowhere)
+        self.key = zygote_key()
         self.owner = os.getpid()
         self.instances_cpu_s = 0.0  # CPU time of the instances reaped so far (for benchmarks)
 
+    @classmethod
+    def start(cls) -> Zygote:
+        """Start a zygote; it warms up while this process goes on (``ready`` waits for it)."""
+        from durable_harness.harness._supervisor import spawn
+
+        folder = Path(tempfile.mkdtemp(prefix="durable-harness-zygote-"))
+        listener = _listener(str(folder / _SOCKET))
+        address = str(folder / _SOCKET) if listener is not None else None
+        ours, theirs = socket.socketpair()
+        paths = [p for p in sys.path if p]
+        fds = [theirs.fileno(), *([listener.fileno()] if listener is not None else [])]
+        argv = [sys.executable, "-c", _BOOT, str(theirs.fileno()), json.dumps(paths),
+                str(listener.fileno() if listener is not None else -1), zygote_key()]
+        try:
+            process = spawn(argv, zygote_environ(), folder / "zygote.log", cwd=Path.cwd(), pass_fds=fds)
+        except OSError as err:
+            ours.close()
+            shutil.rmtree(folder, ignore_errors=True)
+            raise HarnessError(f"the harness could not start the process its candidates are forked from: {err}") from err
+        finally:
+            theirs.close()
+            if listener is not None:
+                listener.close()  # the zygote's now
+        return cls(ours, shared=False, process=process, folder=folder, address=address)
+
+    @classmethod
+    def attach(cls, address: str) -> Zygote | None:
+        """The zygote listening at ``address``, if it answers and its key is this process's (None otherwise)."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(address)
+            hello, _ = recv(sock, START_TIMEOUT_S)
+        except (Silent, HungUp, PipeGarbage, OSError):
+            sock.close()
+            return None
+        if hello.get("k") != "ready" or hello.get("key") != zygote_key() or not isinstance(hello.get("pid"), int):
+            sock.close()
+            return None
+        return cls(sock, shared=True, pid=int(hello["pid"]), address=address)
+
+    @property
+    def pid(self) -> int:
+        """The zygote's process id (once it has said it is ready: this waits for it)."""
+        self.ready()
+        return self._pid
+
+    def ready(self) -> None:
+        """Wait until the zygote has warmed up and said so (at once if it has)."""
+        if self._pid:
+            return
+        try:
+            hello, _ = recv(self._sock, START_TIMEOUT_S)
+        except (Silent, HungUp, PipeGarbage, OSError) as err:
+            _forget(self)
+            last = " | ".join(self._process.last_lines()) if self._process is not None else ""
+            self.close()
+            raise HarnessError(f"the process the harness forks candidates from did not start ({err}): {last}") from None
+        self._pid = int(hello.get("pid") or 0)
+
+    def usable(self) -> bool:
+        """Whether this process may go on using it as it is (its key may have changed since)."""
+        return (self.owner == os.getpid() and (self.shared or self._process.alive())
+                and self.key == zygote_key())
+
     def spawn(self, request: Mapping[str, Any]) -> tuple[int, socket.socket]:
-        """Fork an instance for ``request`` (``_child.run_child`` reads it); its pid and the harness's
-        end of its pipe."""
+        """Fork an instance for ``request`` (``_child.run_child`` reads it), where this process is
+        (its working directory and search path); its pid and the harness's end of its pipe."""
         with self._lock:
-            answer = self._ask({**request, "k": "spawn"})
+            answer = self._ask({**request, "k": "spawn", "cwd": _cwd(), "paths": [p for p in sys.path if p]})
             return int(answer["pid"]), self._received_pipe(f"instance {answer.get('pid')}")
 
     def reap(self, pid: int) -> tuple[int | None, float]:
@@ -129,6 +193,7 @@ class Zygote:
         return socket.socket(fileno=fds[0])
 
     def _ask(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        self.ready()
         try:
             send(self._sock, request)
             answer, _ = recv(self._sock, _ANSWER_TIMEOUT_S)
@@ -139,7 +204,7 @@ class Zygote:
         return answer
 
     def _broken(self, why: str) -> HarnessError:
-        _ZYGOTE.clear()  # the next run starts another
+        _forget(self)  # the next run starts another (or attaches again)
         self.close()
         return HarnessError(f"the process the harness forks candidates from failed: {why}")
 
@@ -148,10 +213,32 @@ class Zygote:
             self._sock.close()
         except OSError:
             pass
-        if self.shared:  # the parent's: it stops it
+        if self.shared:  # another process's: it stops it
             return
         self._process.kill()
-        shutil.rmtree(self._folder, ignore_errors=True)
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def _listener(address: str) -> socket.socket | None:
+    """A listening socket at ``address`` for other harness processes (None where there can be none)."""
+    if len(address.encode()) > _MAX_SOCKET_PATH or not hasattr(socket, "AF_UNIX"):
+        return None
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(address)  # in a folder only this user may enter (mkdtemp)
+        listener.listen(64)
+    except OSError:
+        listener.close()
+        return None
+    return listener
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the working directory was removed
+        return None
 
 
 _ZYGOTE: list[Zygote] = []
@@ -163,19 +250,42 @@ def zygote_environ() -> dict[str, str]:
     return candidate_environ(os.environ, {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"})
 
 
+def zygote_key() -> str:
+    """What makes two zygotes the same to an instance: the interpreter and the environment they
+    pass on (the working directory and the search path come with each request)."""
+    text = json.dumps([sys.executable, sorted(zygote_environ().items())])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def zygote() -> Zygote:
-    """This process's zygote, started at first use (a forked harness gets its own), and again when
-    what it would pass on of the environment changed (``DH_PASS_ENV`` and what it names)."""
+    """This process's zygote: the one it uses already; else the one ``DH_ZYGOTE`` names, if its key
+    is this process's; else one started now (a forked harness gets its own). A zygote whose key is
+    no longer this process's (``DH_PASS_ENV`` and what it names changed) is left for another."""
     with _START:
         if _ZYGOTE:
             one = _ZYGOTE[0]
-            if one.owner == os.getpid() and (one.shared or one._process.alive()) and one.environ == zygote_environ():
+            if one.usable():
                 return one
             if one.owner == os.getpid():
                 _REAPED[0] += one.instances_cpu_s
                 one.close()
-        _ZYGOTE[:] = [Zygote()]
+        address = os.environ.get(SHARED_ZYGOTE, "")
+        _ZYGOTE[:] = [(Zygote.attach(address) if address else None) or Zygote.start()]
         return _ZYGOTE[0]
+
+
+def share_zygote() -> None:
+    """Let the harness processes started from this one from now on use this process's zygote
+    (started now if it has none; this process does not wait for it to warm up)."""
+    one = zygote()
+    if one.address is not None:
+        os.environ[SHARED_ZYGOTE] = one.address
+
+
+def _forget(one: Zygote) -> None:
+    with _START:
+        if _ZYGOTE and _ZYGOTE[0] is one:
+            _ZYGOTE.clear()
 
 
 def share_with_this_fork(pipe: socket.socket) -> None:
@@ -201,97 +311,3 @@ def _close_at_exit() -> None:
 
 
 atexit.register(_close_at_exit)
-
-
-# -- the zygote's side ---------------------------------------------------------------------------
-def main(fd: int) -> None:
-    """The zygote process: warm up, then serve requests on its pipes until the harness's closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's: it kills us
-    sock = socket.socket(fileno=fd)
-    warm_sdk()
-    _import_bundled()
-
-    gc.collect()
-    gc.freeze()  # what is here now is shared with every fork: no collection of ours touches it again
-    send(sock, {"k": "ready", "pid": os.getpid()})
-    pipes = [sock]  # the harness's first pipe, then one per fork of the harness that asked
-    while True:
-        for ready in select.select(pipes, [], [])[0]:
-            if not _serve(ready, pipes):
-                if ready is sock:  # the harness is gone
-                    os._exit(0)
-                pipes.remove(ready)  # a fork of it is gone: its pipe only
-                ready.close()
-
-
-def _serve(sock: socket.socket, pipes: list[socket.socket]) -> bool:
-    """Answer one request on ``sock``; False when that pipe is broken or closed."""
-    try:
-        header, _ = recv(sock)
-    except (HungUp, PipeGarbage, OSError):
-        return False
-    try:
-        if header["k"] == "spawn":
-            _spawn(sock, header, pipes)
-        elif header["k"] == "reap":
-            _reap(sock, int(header["pid"]))
-        elif header["k"] == "connect":
-            ours, theirs = socket.socketpair()
-            pipes.append(ours)
-            send(sock, {"k": "connected"})
-            socket.send_fds(sock, [b"F"], [theirs.fileno()])
-            theirs.close()
-        else:
-            send(sock, {"k": "failed", "message": f"unknown request {header['k']!r}"})
-    except (HungUp, OSError):
-        return False
-    except Exception as err:  # a bug of ours: say it, and go on serving
-        send(sock, {"k": "failed", "message": f"{type(err).__name__}: {err}"})
-    return True
-
-
-def _spawn(sock: socket.socket, request: dict[str, Any], pipes: list[socket.socket]) -> None:
-    from durable_harness.harness.candidate._child import run_child
-
-    ours, theirs = socket.socketpair()
-    pid = os.fork()
-    if pid == 0:  # the instance: it never comes back from here
-        for pipe in pipes:
-            pipe.close()
-        ours.close()
-        run_child(theirs, request)
-    theirs.close()
-    send(sock, {"k": "spawned", "pid": pid})
-    socket.send_fds(sock, [b"F"], [ours.fileno()])
-    ours.close()
-
-
-def _reap(sock: socket.socket, pid: int) -> None:
-    try:
-        _, status, usage = os.wait4(pid, 0)
-    except ChildProcessError:
-        send(sock, {"k": "reaped", "pid": pid, "status": None, "cpu_s": 0.0})
-        return
-    send(sock, {"k": "reaped", "pid": pid, "status": status, "cpu_s": usage.ru_utime + usage.ru_stime})
-
-
-def _import_bundled() -> None:
-    """What every instance runs (its side of the pipe, its ``env``, candidate resolution) and the
-    candidates bundled with the harness (trusted code of its own, as the SDK is): imported once
-    here, not after every fork. A user's candidate is imported by its instance, never here."""
-    import sqlite3  # noqa: F401
-
-    import durable_harness.harness.candidate._env  # noqa: F401
-    from durable_harness.harness._libc import libc
-    from durable_harness.harness.candidate._spec import keep_entry_points
-
-    libc()  # ctypes and the C library's handle, which every instance uses at its start
-    keep_entry_points()
-
-    import importlib
-
-    for name in ("durable_harness.candidates.reference", "durable_harness.candidates.mutants"):
-        try:
-            importlib.import_module(name)
-        except ImportError:  # a harness installed without its candidates: nothing to import ahead
-            continue

@@ -1,0 +1,111 @@
+"""One zygote for many harness processes (``DH_ZYGOTE``, ``candidate._zygote``).
+
+A harness process started with the variable forks its instances from the zygote it names, when
+that zygote's key (interpreter, environment passed on) is its own; each instance runs where its
+requester is (working directory, search path), so a candidate module beside a command line that
+the zygote's owner never saw is found. A zygote with another key, or one that is gone, is not
+used: the process starts its own, and its runs are the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from durable_harness.harness import load_scenario, run_scenario
+from durable_harness.harness.candidate._zygote import SHARED_ZYGOTE, Zygote
+
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
+REPO = Path(__file__).parents[2]
+BASELINE = REPO / "durable_harness" / "scenarios" / "baseline.yaml"
+
+# Runs the baseline in a fresh harness process; prints which zygote it forked from and the run.
+_PROBE = """
+import json, sys
+from durable_harness.harness import load_scenario, run_scenario
+from durable_harness.harness.candidate._zygote import zygote
+doc = run_scenario(load_scenario(sys.argv[1]), sys.argv[2])
+one = zygote()
+print(json.dumps({"pid": one.pid, "shared": one.shared, "verdict": doc["verdict"], "error": doc["error"],
+                  "digest": doc["history"]["digest"]}))
+"""
+
+
+@pytest.fixture(scope="module")
+def owner() -> Iterator[Zygote]:
+    """A zygote this test process started itself, whatever the suite shares."""
+    one = Zygote.start()
+    one.ready()
+    yield one
+    one.close()
+
+
+@pytest.fixture(scope="module")
+def baseline_digest() -> str:
+    return str(run_scenario(load_scenario(BASELINE), "reference")["history"]["digest"])
+
+
+def _probe(cwd: Path, candidate: str = "reference", **env: str) -> dict[str, Any]:
+    environ = {k: v for k, v in os.environ.items() if k != SHARED_ZYGOTE}
+    environ.update(env)
+    environ["PYTHONPATH"] = str(REPO)
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(BASELINE), candidate], cwd=cwd, env=environ,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_a_harness_process_forks_from_the_zygote_it_is_given(owner: Zygote, baseline_digest: str,
+                                                             tmp_path: Path) -> None:
+    assert owner.address is not None
+    seen = _probe(tmp_path, **{SHARED_ZYGOTE: owner.address})
+    assert (seen["pid"], seen["shared"]) == (owner.pid, True), seen
+    assert (seen["verdict"], seen["error"], seen["digest"]) == ("pass", None, baseline_digest)
+
+
+def test_an_instance_runs_where_its_requester_is(owner: Zygote, tmp_path: Path) -> None:
+    """A candidate module in the requester's folder, unknown to the zygote's owner: found, and run."""
+    (tmp_path / "beside_me.py").write_text(
+        "from durable_harness.candidates.reference import create\n\ndef make(env):\n    return create(env)\n")
+    assert owner.address is not None
+    seen = _probe(tmp_path, "beside_me:make", **{SHARED_ZYGOTE: owner.address})
+    assert (seen["pid"], seen["shared"], seen["verdict"], seen["error"]) == (owner.pid, True, "pass", None), seen
+
+
+def test_a_zygote_with_another_environment_is_not_used(owner: Zygote, baseline_digest: str, tmp_path: Path) -> None:
+    """What the zygote passes on to instances differs (a variable passed through): a zygote of its own."""
+    assert owner.address is not None
+    seen = _probe(tmp_path, **{SHARED_ZYGOTE: owner.address, "DH_PASS_ENV": "DH_TEST_MARK", "DH_TEST_MARK": "1"})
+    assert seen["pid"] != owner.pid and seen["shared"] is False, seen
+    assert (seen["verdict"], seen["digest"]) == ("pass", baseline_digest)
+
+
+def test_a_zygote_that_is_gone_is_not_used(baseline_digest: str, tmp_path: Path) -> None:
+    gone = Zygote.start()
+    gone.ready()
+    address, pid = gone.address, gone.pid
+    gone.close()
+    assert address is not None
+    seen = _probe(tmp_path, **{SHARED_ZYGOTE: address})
+    assert seen["pid"] != pid and seen["shared"] is False, seen
+    assert (seen["verdict"], seen["digest"]) == ("pass", baseline_digest)
+
+
+def test_run_j_and_the_plugin_share_their_zygote_with_their_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run -j N`` names its zygote to its workers before it starts them; not for a command's run."""
+    from durable_harness.harness import _parallel
+    from durable_harness.harness.candidate._zygote import zygote
+
+    monkeypatch.delenv(SHARED_ZYGOTE, raising=False)
+    _parallel._share_the_zygote("cmd:python -m durable_harness.candidates.reference.serve")
+    assert SHARED_ZYGOTE not in os.environ
+    _parallel._share_the_zygote("reference")
+    assert os.environ[SHARED_ZYGOTE] == zygote().address
