@@ -287,6 +287,9 @@ def row_catalogue(args: argparse.Namespace) -> list[Figure]:
     wall = Figure(f"catalogue x candidates wall (-j {args.jobs})", "s", what + f", wall time in {args.jobs} processes")
     per_wall = Figure("virtual s per wall s (catalogue)", "x", "virtual seconds simulated per wall second, " + what)
     per_cpu = Figure("virtual s per CPU s (catalogue)", "x", "virtual seconds simulated per CPU second, " + what)
+    from durable_harness.harness.candidate._zygote import share_zygote
+
+    share_zygote()  # as ``run -j`` does: its workers fork their instances from one zygote
     for _ in range(args.catalogue_repeat):
         w0 = time.perf_counter()
         with multiprocessing.get_context("fork").Pool(args.jobs) as pool:

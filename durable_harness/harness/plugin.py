@@ -71,6 +71,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The crash-point sweeps first (a stable sort; they take longest, as ``run -j`` starts them):
+    # under pytest-xdist the other scenarios then fill the other workers while a sweep runs.
+    items.sort(key=lambda item: not (isinstance(item, ScenarioItem) and item.scenario.sweep is not None))
     budget = config.getoption("--dh-explore")
     if budget is None:
         return

@@ -22,6 +22,16 @@ def test_scenarios_pass_for_the_reference(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=2)
 
 
+def test_the_sweeps_are_collected_first(pytester: pytest.Pytester) -> None:
+    """The longest tests first (as ``run -j`` starts them): under xdist, the other scenarios fill the
+    other workers while the sweep runs, rather than one worker ending on it alone."""
+    for name in ("baseline.yaml", "restart-at-every-io-point.yaml", "wordpress-down.yaml"):
+        copy(pytester, name)
+    result = pytester.runpytest("--dh-candidate=reference", "--collect-only", "-q", "-p", "no:cacheprovider")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert [i.split("::")[-1] for i in ids] == ["restart-at-every-io-point", "baseline", "wordpress-down"], ids
+
+
 def test_a_caught_mutant_is_a_failure_with_the_reproduce_command(pytester: pytest.Pytester) -> None:
     copy(pytester, "lost-draft-response.yaml")
     result = pytester.runpytest("--dh-candidate=mutant:blind-retry", "-p", "no:cacheprovider")
