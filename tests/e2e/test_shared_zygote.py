@@ -1,7 +1,8 @@
-"""One zygote for many harness processes (``DH_ZYGOTE``, ``candidate._zygote``).
+"""One zygote's warm-up for many harness processes (``DH_ZYGOTE``, ``candidate._zygote``).
 
-A harness process started with the variable forks its instances from the zygote it names, when
-that zygote's key (interpreter, environment passed on) is its own; each instance runs where its
+A harness process started with the variable forks its instances from a zygote of its own forked
+from the one the variable names (warm already), when that zygote's key (interpreter, environment
+passed on) is its own; each instance runs where its
 requester is (working directory, search path), so a candidate module beside a command line that
 the zygote's owner never saw is found. A zygote with another key, or one that is gone, is not
 used: the process starts its own, and its runs are the same.
@@ -34,7 +35,9 @@ from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness.candidate._zygote import zygote
 doc = run_scenario(load_scenario(sys.argv[1]), sys.argv[2])
 one = zygote()
-print(json.dumps({"pid": one.pid, "shared": one.shared, "verdict": doc["verdict"], "error": doc["error"],
+parent = int(open(f"/proc/{one.pid}/stat").read().rsplit(")", 1)[1].split()[1])
+print(json.dumps({"pid": one.pid, "parent": parent, "shared": one.shared, "verdict": doc["verdict"],
+                  "error": doc["error"],
                   "digest": doc["history"]["digest"]}))
 """
 
@@ -67,7 +70,7 @@ def test_a_harness_process_forks_from_the_zygote_it_is_given(owner: Zygote, base
                                                              tmp_path: Path) -> None:
     assert owner.address is not None
     seen = _probe(tmp_path, **{SHARED_ZYGOTE: owner.address})
-    assert (seen["pid"], seen["shared"]) == (owner.pid, True), seen
+    assert (seen["parent"], seen["shared"]) == (owner.pid, True), seen  # a fork of it, made for this process
     assert (seen["verdict"], seen["error"], seen["digest"]) == ("pass", None, baseline_digest)
 
 
@@ -77,14 +80,14 @@ def test_an_instance_runs_where_its_requester_is(owner: Zygote, tmp_path: Path) 
         "from durable_harness.candidates.reference import create\n\ndef make(env):\n    return create(env)\n")
     assert owner.address is not None
     seen = _probe(tmp_path, "beside_me:make", **{SHARED_ZYGOTE: owner.address})
-    assert (seen["pid"], seen["shared"], seen["verdict"], seen["error"]) == (owner.pid, True, "pass", None), seen
+    assert (seen["parent"], seen["shared"], seen["verdict"], seen["error"]) == (owner.pid, True, "pass", None), seen
 
 
 def test_a_zygote_with_another_environment_is_not_used(owner: Zygote, baseline_digest: str, tmp_path: Path) -> None:
     """What the zygote passes on to instances differs (a variable passed through): a zygote of its own."""
     assert owner.address is not None
     seen = _probe(tmp_path, **{SHARED_ZYGOTE: owner.address, "DH_PASS_ENV": "DH_TEST_MARK", "DH_TEST_MARK": "1"})
-    assert seen["pid"] != owner.pid and seen["shared"] is False, seen
+    assert seen["parent"] != owner.pid and seen["shared"] is False, seen
     assert (seen["verdict"], seen["digest"]) == ("pass", baseline_digest)
 
 
@@ -95,7 +98,7 @@ def test_a_zygote_that_is_gone_is_not_used(baseline_digest: str, tmp_path: Path)
     gone.close()
     assert address is not None
     seen = _probe(tmp_path, **{SHARED_ZYGOTE: address})
-    assert seen["pid"] != pid and seen["shared"] is False, seen
+    assert seen["parent"] != pid and seen["shared"] is False, seen
     assert (seen["verdict"], seen["digest"]) == ("pass", baseline_digest)
 
 

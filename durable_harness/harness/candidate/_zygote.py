@@ -32,10 +32,11 @@ workers, every ``durable-harness`` a test suite starts. A harness process that c
 in ``DH_ZYGOTE``; a harness process started from it with that variable connects there instead of
 starting one of its own, if the zygote's key (``zygote_key``: the interpreter and the environment
 a zygote passes on) is its own; otherwise, or if the zygote is gone, it starts its own, as
-before. Each instance is forked with its requester's working directory and search path, so that
-one zygote serves them all alike. The zygote still ends with the process that started it (its
-owner): ``run -j``'s parent, pytest's controller. An instance of a harness process that died
-ends when it next reads its pipe.
+before. The zygote serves each such process with a fork of itself made for it (warm already, in
+milliseconds), so that they never wait on each other; each instance is forked with its
+requester's working directory and search path, so that one warm-up serves them all alike. Every
+zygote ends with the process that started the first (its owner): ``run -j``'s parent, pytest's
+controller; a dedicated one also ends when its harness process does.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class Zygote:
                  folder: Path | None = None, address: str | None = None) -> None:
         self._lock = threading.Lock()
         self._sock = sock
-        self.shared = shared  # not ours to stop: another process's zygote (attached), or a fork's handle on its parent's
+        self.shared = shared  # not ours to stop: another process's (attached), or a fork's handle on its parent's
         self._pid = pid  # 0 until it has said it is ready
         self._process = process
         self._folder = folder
@@ -105,7 +106,8 @@ class Zygote:
         except OSError as err:
             ours.close()
             shutil.rmtree(folder, ignore_errors=True)
-            raise HarnessError(f"the harness could not start the process its candidates are forked from: {err}") from err
+            raise HarnessError(
+                f"the harness could not start the process its candidates are forked from: {err}") from err
         finally:
             theirs.close()
             if listener is not None:

@@ -2,10 +2,12 @@
 
 It warms the SDK, imports what every instance runs, freezes its heap, says it is ready, and then
 serves its pipes one request at a time: the pipe of the harness process that started it (the
-owner: when that pipe closes, the zygote ends), pipes it handed out (``connect``), and connections
-on its listening socket from other harness processes that share it (``DH_ZYGOTE``). A connection
-there is greeted with the zygote's key (``_zygote.zygote_key``): the harness process compares it
-with its own and uses the zygote only if they are equal.
+owner: when that pipe closes, the zygote ends) and pipes it handed out (``connect``). Another
+harness process that shares it (``DH_ZYGOTE``) connects to its listening socket and is served by a
+zygote of its own, forked from this one at once (warm already: a few milliseconds, not a second),
+which dies with this one and ends when that harness process does: harness processes never wait
+on each other's forks. A connection is greeted with the zygote's key (``_zygote.zygote_key``): the
+harness process compares it with its own and uses the zygote only if they are equal.
 
 An instance is forked with the requester's working directory and search path (``cwd`` and
 ``paths`` of the ``spawn`` request), so that a zygote serves every harness process of the same
@@ -43,33 +45,64 @@ def main(fd: int, listen_fd: int = -1, key: str = "") -> None:
 
     gc.collect()
     gc.freeze()  # what is here now is shared with every fork: no collection of ours touches it again
-    hello = {"k": "ready", "pid": os.getpid(), "key": key}
-    send(sock, hello)
+    send(sock, {"k": "ready", "pid": os.getpid(), "key": key})
     if listen_fd >= 0:
         _LISTENER.append(socket.socket(fileno=listen_fd))
-    pipes = [sock]  # the owner's pipe, then the others
+    _loop(sock, key)
+
+
+def _loop(sock: socket.socket, key: str) -> None:
+    """Serve ``sock`` (the owner's pipe: when it closes, this process ends), the pipes handed out,
+    and the listening socket, if this process has it."""
+    pipes = [sock]
+    dedicated: set[int] = set()
     while True:
         for ready in select.select([*pipes, *_LISTENER], [], [])[0]:
             if ready in _LISTENER:
-                _accept(ready, pipes, hello)
+                _accept(ready, pipes, dedicated, key)
             elif not _serve(ready, pipes):
                 if ready is sock:  # the owner is gone
                     os._exit(0)
-                pipes.remove(ready)  # another harness process, or a fork of one, is gone: its pipe only
+                pipes.remove(ready)  # a fork of the owner is gone: its pipe only
                 ready.close()
+        for pid in list(dedicated):  # a dedicated zygote whose harness process is gone has ended
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    dedicated.discard(pid)
+            except ChildProcessError:
+                dedicated.discard(pid)
 
 
-def _accept(listener: socket.socket, pipes: list[socket.socket], hello: dict[str, Any]) -> None:
+def _accept(listener: socket.socket, pipes: list[socket.socket], dedicated: set[int], key: str) -> None:
+    """Another harness process connected: a zygote of its own, forked from this one (warm already,
+    in a few milliseconds), serves it, so that harness processes never wait on each other's forks."""
     try:
         conn, _ = listener.accept()
     except OSError:
         return
-    try:
-        send(conn, hello)
-    except OSError:
-        conn.close()
-        return
-    pipes.append(conn)
+    pid = os.fork()
+    if pid == 0:  # the dedicated zygote: it dies with this one, and ends when its harness process does
+        for pipe in [*pipes, *_LISTENER]:
+            pipe.close()
+        _LISTENER.clear()
+        _die_with_parent()
+        try:
+            send(conn, {"k": "ready", "pid": os.getpid(), "key": key})
+            _loop(conn, key)
+        finally:
+            os._exit(0)
+    conn.close()
+    dedicated.add(pid)
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        from durable_harness.harness._libc import libc
+
+        try:
+            libc().prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 def _serve(sock: socket.socket, pipes: list[socket.socket]) -> bool:
