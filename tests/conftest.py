@@ -22,6 +22,10 @@ latency that ``network/wordpress-latency-beyond-timeout`` puts on a write, and a
 catch then escapes (measured: the whole suite passed at 30 but for that). One test keeps the
 default (``test_process_driver``).
 
+A sweep forks one crash point at a time beside its clean run (``DH_SWEEP_JOBS=1``, inherited): the
+suite already runs two workers per core, and forks on every core besides would only starve the
+runs that wait in real time (a user's ``run -j`` lets its sweep take every core).
+
 The scenario files the harness has found valid are kept in a folder of this test process's own
 (``DURABLE_HARNESS_CACHE``, inherited by the processes the tests start), never in the user's.
 
@@ -44,9 +48,11 @@ from pathlib import Path
 sys.dont_write_bytecode = False
 compileall.compile_dir(Path(__file__).parents[1] / "durable_harness", quiet=2, workers=1)
 
-from durable_harness.harness._realtime import TIME_SCALE_ENV  # imported once the byte code is written
+from durable_harness.harness._parallel import SWEEP_JOBS  # imported once the byte code is written
+from durable_harness.harness._realtime import TIME_SCALE_ENV
 
 os.environ.setdefault(TIME_SCALE_ENV, "20")
+os.environ.setdefault(SWEEP_JOBS, "1")
 
 if "DURABLE_HARNESS_CACHE" not in os.environ:
     _SCENARIO_CACHE = tempfile.mkdtemp(prefix="durable-harness-test-cache-")

@@ -14,7 +14,7 @@ kept (the run is partial, as a sequential run cut short is). A worker that dies 
 a harness error of that scenario (exit 3), not a lost run.
 
 What it deliberately does not do: split one scenario (a sweep is one task: its points are forked
-from its clean run in the worker, on the worker's share of the cores).
+from its clean run in the worker, on every core: ``_sweep_fork.sweep_jobs``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SWEEP_JOBS", "core_share", "default_jobs", "run_parallel"]
+__all__ = ["SWEEP_JOBS", "default_jobs", "run_parallel"]
 
 
 def default_jobs() -> int:
@@ -41,11 +41,6 @@ def default_jobs() -> int:
 SWEEP_JOBS = "DH_SWEEP_JOBS"  # crash points a sweep forks at once beside its clean run (``_sweep_fork``)
 
 
-def core_share(processes: int) -> int:
-    """The cores each of ``processes`` harness processes running side by side may use (at least one)."""
-    return max(1, default_jobs() // max(1, processes))
-
-
 def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, report: Path, jobs: int, *,
                  check_determinism: bool, done: Callable[[dict[str, Any]], None]) -> tuple[list[dict[str, Any]], bool]:
     """Run every scenario in up to ``jobs`` worker processes; (their documents in order, whether a
@@ -54,8 +49,7 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
     _share_the_zygote(candidate)
     context = multiprocessing.get_context("forkserver")
     workers = max(1, min(jobs, len(scenarios)))
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
-                                                  initargs=(core_share(workers),))
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
     stopped = False
     try:
         order = sorted(range(len(scenarios)), key=lambda i: scenarios[i].sweep is None)  # the longest (sweeps) first
@@ -97,13 +91,11 @@ def _share_the_zygote(candidate: str) -> None:
         share_zygote()
 
 
-def _worker_init(sweep_jobs: int) -> None:
+def _worker_init() -> None:
     """A worker leaves signals to the parent: a Ctrl-C reaches the whole group, and the parent
-    decides (it stops the workers it needs to stop with SIGTERM, which ends a worker at once). Its
-    sweeps fork their points on its share of the cores (``DH_SWEEP_JOBS``, unless set)."""
+    decides (it stops the workers it needs to stop with SIGTERM, which ends a worker at once)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os.environ.setdefault(SWEEP_JOBS, str(sweep_jobs))
 
 
 def _run_one(source: str, scenario_id: str, candidate: str, seed: int | None, out: str,
