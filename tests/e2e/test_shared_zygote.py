@@ -112,3 +112,39 @@ def test_run_j_and_the_plugin_share_their_zygote_with_their_workers(monkeypatch:
     assert SHARED_ZYGOTE not in os.environ
     _parallel._share_the_zygote("reference")
     assert os.environ[SHARED_ZYGOTE] == zygote().address
+
+
+def _state(pid: int) -> str:
+    """A process's state letter (``Z``: it has ended, not yet reaped), or ``gone``."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def test_a_dedicated_zygote_ends_with_its_harness_process(owner: Zygote, tmp_path: Path) -> None:
+    """A harness process killed (SIGKILL: no clean-up of its own) takes its zygote along, and so the
+    instances forked from it (they die with their zygote)."""
+    import time
+
+    assert owner.address is not None
+    environ = {**{k: v for k, v in os.environ.items() if k != SHARED_ZYGOTE}, SHARED_ZYGOTE: owner.address,
+               "PYTHONPATH": str(REPO)}
+    script = ("import time; from durable_harness.harness.candidate._zygote import zygote; z = zygote(); "
+              "print(z.pid, z.shared, flush=True); time.sleep(600)")
+    harness = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, env=environ, stdout=subprocess.PIPE,
+                               text=True)
+    try:
+        assert harness.stdout is not None
+        pid, shared = harness.stdout.readline().split()
+        assert shared == "True" and _state(int(pid)) not in ("Z", "gone")
+    finally:
+        harness.kill()
+        harness.wait()
+        if harness.stdout is not None:
+            harness.stdout.close()
+    for _ in range(100):
+        if _state(int(pid)) in ("Z", "gone"):
+            break
+        time.sleep(0.05)
+    assert _state(int(pid)) in ("Z", "gone"), f"the dedicated zygote {pid} outlived its harness process"
