@@ -53,10 +53,11 @@ def sweep_points(base: Scenario, candidate: str, seed: int | None = None,
 
 
 def clean_run_failed(clean: dict[str, Any]) -> None:
-    """Raise the harness's error if the clean run ended in one (exit 3): its history lists the points
-    only up to where it stopped, so a sweep of those would look complete and is not."""
-    if clean.get("exit_code") == 3:
-        error = clean.get("error") or {}
+    """Raise the harness's error if the clean run ended in one: its history lists the points only up
+    to where it stopped, so a sweep of those would look complete and is not. (An error of the
+    candidate's stays the candidate's: its points say it, or the clean run does if it has none.)"""
+    error = clean.get("error") or {}
+    if error.get("kind") == "harness":
         raise HarnessError(f"its clean run ended in an error of the harness ({error.get('message')}), so the points "
                            "it would have listed past that are unknown")
 

@@ -72,6 +72,8 @@ def _fold(scenario: Scenario, clean: dict[str, Any], runs: list[tuple[SweepPoint
     doc = dict(clean)
     doc["scenario"] = {**clean["scenario"], "id": scenario.id, "title": scenario.title, "path": str(scenario.source)}
     if not docs:  # a clean run without a single request has no point to crash at: nothing was tested
+        if clean.get("error"):  # the clean run could not be judged (the candidate's error): that is why
+            return doc
         doc.update(verdict="unknown", safety="unknown", liveness="unknown", exit_code=3, complete=False, error={
             "kind": "harness", "detail": None, "message": "the sweep found no I/O point to crash at (the clean run "
                                                           "made no request)"})

@@ -125,6 +125,18 @@ def test_a_clean_run_that_ends_in_the_harness_error_is_the_sweeps_harness_error(
     assert json.loads((tmp_path / SMALL.id / "run.json").read_text())["exit_code"] == 3
 
 
+@pytest.mark.parametrize("fork", ["1", "0"], ids=["forked", "from-scratch"])
+def test_a_clean_run_the_candidate_cut_short_is_the_candidates_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fork: str) -> None:
+    """A candidate that hangs in the sweep's clean run (before any request: no point to crash at):
+    the sweep says the candidate's error, never one of the harness's."""
+    monkeypatch.setenv(SWEEP_FORK, fork)
+    monkeypatch.setenv("DH_CALL_TIMEOUT_S", "1.5")
+    doc = run_sweep_scenario(SMALL, "tests.candidates.hostile:loops_forever", None, tmp_path / SMALL.id)
+    assert doc["exit_code"] == 3 and doc["verdict"] == "unknown", doc["error"]
+    assert doc["error"]["kind"] == "candidate" and "gave no sign of life" in doc["error"]["message"], doc["error"]
+
+
 def test_where_forking_is_not_exact_the_points_run_from_scratch(monkeypatch: pytest.MonkeyPatch) -> None:
     base = dataclasses.replace(SMALL, sweep=None)
     assert applies(base, "reference")
