@@ -26,8 +26,8 @@ from durable_harness.harness.candidate import is_command
 from durable_harness.harness.faults import Trigger
 from durable_harness.harness.scenario import FaultSpec, Scenario
 
-__all__ = ["POINTS", "SweepPoint", "clean_run_failed", "clean_scenario", "point_reproduce", "point_scenario", "points_of", "run_point", "sweep",
-           "sweep_points"]
+__all__ = ["POINTS", "SweepPoint", "clean_run_failed", "clean_scenario", "point_reproduce", "point_scenario",
+           "points_of", "run_point", "sweep", "sweep_points"]
 
 POINTS = ("before", "after")
 
