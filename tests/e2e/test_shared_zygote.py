@@ -148,3 +148,19 @@ def test_a_dedicated_zygote_ends_with_its_harness_process(owner: Zygote, tmp_pat
             break
         time.sleep(0.05)
     assert _state(int(pid)) in ("Z", "gone"), f"the dedicated zygote {pid} outlived its harness process"
+
+
+def test_a_zygote_that_cannot_start_is_not_shared_and_nothing_breaks_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``share_zygote`` runs where a failure must not stop everything (pytest's configuration, ``run
+    -j`` before its workers): a zygote that cannot start is left to each run to report."""
+    from durable_harness.harness import _errors
+    from durable_harness.harness.candidate import _zygote
+
+    def cannot(cls: Any) -> Zygote:
+        raise _errors.HarnessError("the harness could not start the process its candidates are forked from")
+
+    monkeypatch.setattr(_zygote, "_ZYGOTE", [])
+    monkeypatch.delenv(SHARED_ZYGOTE, raising=False)
+    monkeypatch.setattr(Zygote, "start", classmethod(cannot))
+    _zygote.share_zygote()
+    assert SHARED_ZYGOTE not in os.environ

@@ -278,8 +278,12 @@ def zygote() -> Zygote:
 
 def share_zygote() -> None:
     """Let the harness processes started from this one from now on use this process's zygote
-    (started now if it has none; this process does not wait for it to warm up)."""
-    one = zygote()
+    (started now if it has none; this process does not wait for it to warm up). One that cannot
+    even start is not shared: each run that needs a zygote then says why, as the harness's error."""
+    try:
+        one = zygote()
+    except HarnessError:
+        return
     if one.address is not None:
         os.environ[SHARED_ZYGOTE] = one.address
 
