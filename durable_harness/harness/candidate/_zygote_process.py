@@ -25,6 +25,7 @@ import socket
 import sys
 from typing import Any
 
+from durable_harness.harness.candidate._child import _die_with_the_zygote, run_child
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, recv, send
 from durable_harness.harness.candidate._warm import warm_sdk
 
@@ -85,7 +86,7 @@ def _accept(listener: socket.socket, pipes: list[socket.socket], dedicated: set[
         for pipe in [*pipes, *_LISTENER]:
             pipe.close()
         _LISTENER.clear()
-        _die_with_parent()
+        _die_with_the_zygote()  # its parent is the zygote it was forked from, as an instance's is
         try:
             send(conn, {"k": "ready", "pid": os.getpid(), "key": key})
             _loop(conn, key)
@@ -93,16 +94,6 @@ def _accept(listener: socket.socket, pipes: list[socket.socket], dedicated: set[
             os._exit(0)
     conn.close()
     dedicated.add(pid)
-
-
-def _die_with_parent() -> None:
-    if sys.platform.startswith("linux"):
-        from durable_harness.harness._libc import libc
-
-        try:
-            libc().prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
 
 
 def _serve(sock: socket.socket, pipes: list[socket.socket]) -> bool:
@@ -132,8 +123,6 @@ def _serve(sock: socket.socket, pipes: list[socket.socket]) -> bool:
 
 
 def _spawn(sock: socket.socket, request: dict[str, Any], pipes: list[socket.socket]) -> None:
-    from durable_harness.harness.candidate._child import run_child
-
     ours, theirs = socket.socketpair()
     pid = os.fork()
     if pid == 0:  # the instance: it never comes back from here
