@@ -21,6 +21,11 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
 * ``plugin``     — the catalogue against the reference through the pytest plugin (``pytest --dh-candidate
   reference -n 2``) and through the command line (``run -j 1`` and ``run -j 2``): wall seconds of
   each, and how many times faster the plugin under ``-n 2`` is than each command line;
+* ``instructions`` — machine instructions of one baseline run in-process (candidate inside the harness's
+  process), counted by valgrind (``cachegrind``, no cache simulation): the difference between a process
+  that makes three runs and one that makes one, halved. Unlike time, the count does not move with the
+  machine's load or with which core ran it: a change of a few per cent shows. Needs ``valgrind`` (the
+  row says so and is left out without it); about a minute, both processes at once;
 * ``tests``      — the fast tests (``pytest -q -n 2``) and the whole suite (``make test``, as CI runs it):
   wall and CPU seconds, once each.
 
@@ -54,7 +59,7 @@ from durable_harness.harness import load_scenarios, run_scenario
 
 CODE = Path(harness.__file__).resolve().parents[2]  # the checkout being measured
 FORMAT = "durable-harness/bench-speed@1"
-ROWS = ("baseline", "requests", "isolation", "sweep", "catalogue", "cli", "plugin", "tests")
+ROWS = ("baseline", "requests", "isolation", "instructions", "sweep", "catalogue", "cli", "plugin", "tests")
 
 
 # -- measuring -------------------------------------------------------------------------------------
@@ -251,6 +256,50 @@ def row_isolation(args: argparse.Namespace) -> list[Figure]:
     return [*figures, extra]
 
 
+_RUNS = """
+import os, sys
+os.environ["DH_IN_PROCESS"] = "1"
+from pathlib import Path
+from durable_harness.harness import load_scenarios, run_scenario
+base = next(s for s in load_scenarios([Path(sys.argv[1]) / "durable_harness" / "scenarios"]) if s.id == "baseline")
+for _ in range(int(sys.argv[2])):
+    doc = run_scenario(base, "reference")
+print(doc["verdict"], doc["timings"]["requests"])
+"""
+
+
+def row_instructions(args: argparse.Namespace) -> list[Figure]:
+    """Instructions per baseline run (in-process), from two processes under valgrind: 3 runs and 1."""
+    if shutil.which("valgrind") is None:
+        print("instructions: left out (valgrind is not installed: apt-get install valgrind)", flush=True)
+        return []
+    per_run = Figure("baseline run instructions", "M", "machine instructions of one baseline run, in-process "
+                     "(valgrind: a process of 3 runs minus one of 1, halved)")
+    per_request = Figure("instructions per request", "k", "the same, per request of the run")
+    with tempfile.TemporaryDirectory() as tmp:
+        counting = {n: subprocess.Popen(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                                         f"--cachegrind-out-file={tmp}/runs-{n}.out", sys.executable, "-c", _RUNS,
+                                         str(CODE), str(n)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                        env={**os.environ, "PYTHONHASHSEED": "0"})  # the same count each time
+                    for n in (1, 3)}
+        counts, requests = {}, 0
+        for n, process in counting.items():
+            out, _ = process.communicate()
+            summary = [line for line in Path(f"{tmp}/runs-{n}.out").read_text().splitlines()
+                       if line.startswith("summary:")]
+            if process.returncode != 0 or not summary or not out.startswith("pass "):
+                raise SystemExit(f"instructions: the process of {n} runs under valgrind failed "
+                                 f"(exit {process.returncode}, said {out.strip()!r})")
+            counts[n] = int(summary[0].split()[1])
+            requests = int(out.split()[1])
+    instructions = (counts[3] - counts[1]) / 2
+    per_run.add(instructions / 1e6)
+    per_request.add(instructions / requests / 1e3)
+    per_run.extra.update(requests=requests, runs_1=counts[1], runs_3=counts[3])
+    return [per_run, per_request]
+
+
 def row_sweep(args: argparse.Namespace) -> list[Figure]:
     sweep = _scenario("restart-at-every-io-point")
     cpu = Figure("sweep (article crash points) CPU", "s", "restart-at-every-io-point against the reference")
@@ -420,7 +469,8 @@ def main() -> int:
     commit = _commit()
     print(f"measuring {args.label or commit or CODE} on {os.cpu_count()} cores, load {os.getloadavg()}", flush=True)
     figures: list[Figure] = []
-    builders = {"baseline": row_baseline, "requests": row_requests, "isolation": row_isolation, "sweep": row_sweep,
+    builders = {"baseline": row_baseline, "requests": row_requests, "isolation": row_isolation,
+                "instructions": row_instructions, "sweep": row_sweep,
                 "catalogue": row_catalogue,
                 "cli": row_cli, "plugin": row_plugin, "tests": row_tests}
     for row in rows:

@@ -445,10 +445,22 @@ def _summarise_body(body: bytes, headers: Mapping[str, str]) -> Any:
         except ValueError:
             pass
         else:
-            # A string of the value is at most as long as its token (escapes only shorten it): when no
-            # token is long, nothing is to shorten (most bodies; walking them is a run's cost).
-            return _shorten(value) if _LONG_STRING.search(text) else value
+            # Walking a value is a run's cost: only a body that may hold a long string is walked.
+            return _shorten(value) if _may_hold_a_long_string(text) else value
     return {"sha256": hashlib.sha256(body).hexdigest(), "size": len(body), "content_type": ctype.split(";")[0]}
+
+
+def _may_hold_a_long_string(text: str) -> bool:
+    """Whether a string of the JSON ``text`` may be longer than ``_MAX_RECORDED_STR`` (never False
+    when one is). A string is at most as long as its token's content (escapes only shorten it).
+    Without an escaped quote, every quote of the text opens or closes a token, so the content of
+    each token is one of the pieces between two quotes: a split (C speed) finds any long one. With
+    one, the regular expression reads the tokens."""
+    if len(text) <= _MAX_RECORDED_STR + 2:  # no room for a token of more than _MAX_RECORDED_STR characters
+        return False
+    if '\\"' in text:
+        return _LONG_STRING.search(text) is not None
+    return max(map(len, text.split('"'))) > _MAX_RECORDED_STR
 
 
 def _shorten(value: Any) -> Any:

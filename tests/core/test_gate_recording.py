@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +35,15 @@ def test_a_long_string_is_recorded_by_digest_and_a_short_one_as_it_is() -> None:
     long, short = "x" * (_MAX_RECORDED_STR + 1), "y" * _MAX_RECORDED_STR
     got = _summarise_body(json.dumps({"a": [long], "b": short}).encode(), {"content-type": "application/json"})
     assert got["b"] == short and set(got["a"][0]) == {"sha256", "len"} and got["a"][0]["len"] == len(long)
+
+
+@pytest.mark.parametrize("char", ["a", '"', "\\", "\n", "é"])
+@pytest.mark.parametrize("n", [_MAX_RECORDED_STR, _MAX_RECORDED_STR + 1])
+def test_a_string_just_over_the_limit_is_recorded_by_digest_whatever_its_escapes(char: str, n: int) -> None:
+    """At the limit exactly, with and without escapes in its token (a quote's escape is the slow path)."""
+    for value in ({"k": char * n}, [char * n, "x"], char * n):
+        got = _summarise_body(json.dumps(value).encode(), {"content-type": "application/json"})
+        assert got == _shorten(value) and (got != value) == (n > _MAX_RECORDED_STR), (char, n, value)
 
 
 @settings(max_examples=300, deadline=None)
