@@ -222,12 +222,16 @@ def _unjudged(world: World | None, scenario: Scenario, candidate: str, seed: int
 
 
 def harness_error_doc(scenario: Scenario, candidate: str, seed: int | None, out_dir: Path | None,
-                      message: str) -> dict[str, Any]:
-    """The document of a scenario the harness could not run at all (exit 3), written like any run."""
+                      message: str, kept: History | None = None) -> dict[str, Any]:
+    """The document of a scenario the harness could not run at all (exit 3), written like any run.
+    ``kept``: a history this scenario's run wrote to ``out_dir`` already (a sweep's clean run), which
+    the document describes and leaves in place; otherwise the history written is empty."""
     seed = validate_seed(scenario.default_seed if seed is None else seed)
     doc = _unjudged(None, scenario, candidate, seed, _harness_error(HarnessError(message)))
+    if kept is not None:
+        doc["history"].update(entries=len(kept), digest=kept.digest())
     if out_dir is not None:
-        write_run(out_dir, doc, History().lines(), ())
+        write_run(out_dir, doc, None if kept is not None else History().lines(), ())
     return doc
 
 

@@ -26,8 +26,8 @@ from durable_harness.harness.candidate import is_command
 from durable_harness.harness.faults import Trigger
 from durable_harness.harness.scenario import FaultSpec, Scenario
 
-__all__ = ["POINTS", "SweepPoint", "clean_run_failed", "clean_scenario", "point_reproduce", "point_scenario",
-           "points_of", "run_point", "sweep", "sweep_points"]
+__all__ = ["POINTS", "SweepError", "SweepPoint", "clean_run_failed", "clean_scenario", "point_reproduce",
+           "point_scenario", "points_of", "run_point", "sweep", "sweep_points"]
 
 POINTS = ("before", "after")
 
@@ -48,18 +48,27 @@ def sweep_points(base: Scenario, candidate: str, seed: int | None = None,
     """Every (request, side) of a clean run of ``base``, and that clean run's document (written to
     ``out_dir`` when given)."""
     clean, history = run_once(clean_scenario(base), candidate, seed, out_dir)
-    clean_run_failed(clean)
+    clean_run_failed(clean, history)
     return points_of(history), clean
 
 
-def clean_run_failed(clean: dict[str, Any]) -> None:
+class SweepError(HarnessError):
+    """An error of the harness in a sweep after its clean run: that run's ``history`` goes with it,
+    so that the report keeps the clean run's history beside the error (its file is written already)."""
+
+    def __init__(self, message: str, history: History) -> None:
+        super().__init__(message)
+        self.history = history
+
+
+def clean_run_failed(clean: dict[str, Any], history: History) -> None:
     """Raise the harness's error if the clean run ended in one: its history lists the points only up
     to where it stopped, so a sweep of those would look complete and is not. (An error of the
     candidate's stays the candidate's: its points say it, or the clean run does if it has none.)"""
     error = clean.get("error") or {}
     if error.get("kind") == "harness":
-        raise HarnessError(f"its clean run ended in an error of the harness ({error.get('message')}), so the points "
-                           "it would have listed past that are unknown")
+        raise SweepError(f"its clean run ended in an error of the harness ({error.get('message')}), so the points "
+                         "it would have listed past that are unknown", history)
 
 
 def clean_scenario(base: Scenario) -> Scenario:

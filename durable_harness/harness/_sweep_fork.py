@@ -52,7 +52,7 @@ from durable_harness.harness._parallel import SWEEP_JOBS, default_jobs
 from durable_harness.harness._run import RunInterrupted, harness_error_doc, in_process, run_once, save_run
 from durable_harness.harness._rundoc import write_run
 from durable_harness.harness._sweep import (
-    POINTS, SweepPoint, clean_run_failed, clean_scenario, point_reproduce, point_scenario, points_of,
+    POINTS, SweepError, SweepPoint, clean_run_failed, clean_scenario, point_reproduce, point_scenario, points_of,
 )
 from durable_harness.harness.candidate import is_command
 from durable_harness.harness.candidate._forked import ForkedDriver, network_from_environment
@@ -117,11 +117,11 @@ def forked_sweep(base: Scenario, candidate: str, seed: int, out_dir: Path | None
             raise RunInterrupted(cut_short) from None
     finally:
         forks.stop()
-    clean_run_failed(clean)
+    clean_run_failed(clean, history)
     expected = points_of(history)
     if clean["error"] is None and [p.label for p, _ in runs] != [p.label for p in expected]:
-        raise HarnessError(f"the sweep forked {len(runs)} crash points from its clean run, whose history has "
-                           f"{len(expected)}: the two must be the same points")
+        raise SweepError(f"the sweep forked {len(runs)} crash points from its clean run, whose history has "
+                         f"{len(expected)}: the two must be the same points", history)
     return clean, runs
 
 

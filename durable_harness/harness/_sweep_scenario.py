@@ -5,8 +5,9 @@ The scenario's workload is swept (a crash at every I/O point, before and after e
 over the points and its verdict is the worst of them (``durable_harness.harness.verdict``); its "because" and
 witnesses are those of the first point where it did not pass, and each witness names that point's
 history file (``points/<id>/history.jsonl``). The first failing point's reproduce command becomes
-the scenario's. The scenario's own ``history.jsonl`` is the clean run's; every point's run.json
-and history are kept under ``points/``.
+the scenario's. The scenario's own ``history.jsonl`` is the clean run's (also when the sweep ends
+in an error of the harness after its clean run); every point's run.json and history are kept
+under ``points/``.
 
 It deliberately does not invent verdicts: every number in the folded document is a point's.
 """
@@ -20,7 +21,7 @@ from typing import Any
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._run import harness_error_doc
 from durable_harness.harness._rundoc import HISTORY_FILE, write_run
-from durable_harness.harness._sweep import SweepPoint, run_point, sweep_points
+from durable_harness.harness._sweep import SweepError, SweepPoint, run_point, sweep_points
 from durable_harness.harness._sweep_fork import applies, forked_sweep
 from durable_harness.harness.scenario import Scenario
 from durable_harness.harness.verdict import combine, worst_exit
@@ -39,12 +40,12 @@ def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out
             clean, runs = forked_sweep(base, candidate, seed, out_dir, points_dir,
                                        lambda clean, n: unfinished(scenario, clean, n))
         except HarnessError as err:  # the sweep itself went wrong: the harness's error, exit 3
-            return harness_error_doc(scenario, candidate, seed, out_dir, f"the crash-point sweep: {err.message}")
+            return _sweep_error(scenario, candidate, seed, out_dir, err)
     else:  # each point run from scratch
         try:
             points, clean = sweep_points(base, candidate, seed, out_dir)
         except HarnessError as err:
-            return harness_error_doc(scenario, candidate, seed, out_dir, f"the crash-point sweep: {err.message}")
+            return _sweep_error(scenario, candidate, seed, out_dir, err)
         if out_dir is not None:  # until the fold replaces it: a sweep cut short is never the clean run's green
             write_run(out_dir, unfinished(scenario, clean, len(points)))
         runs = [(p, run_point(base, p, candidate, seed, points_dir)) for p in points]
@@ -52,6 +53,13 @@ def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out
     if out_dir is not None:
         write_run(out_dir, doc)
     return doc
+
+
+def _sweep_error(scenario: Scenario, candidate: str, seed: int, out_dir: Path | None, err: HarnessError) -> dict[str, Any]:
+    """The sweep's error of the harness (exit 3), beside the clean run's history when the clean run
+    got that far (what whoever reads the error needs first)."""
+    kept = err.history if isinstance(err, SweepError) else None
+    return harness_error_doc(scenario, candidate, seed, out_dir, f"the crash-point sweep: {err.message}", kept)
 
 
 def unfinished(scenario: Scenario, clean: dict[str, Any], points: int) -> dict[str, Any]:

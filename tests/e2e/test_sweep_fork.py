@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from durable_harness.harness import load_scenario
+from durable_harness.harness._history import History
 from durable_harness.harness._sweep import SweepPoint, run_point
 from durable_harness.harness._sweep_fork import SWEEP_FORK, applies
 from durable_harness.harness._sweep_scenario import POINTS_DIR, run_sweep_scenario
@@ -123,6 +124,10 @@ def test_a_clean_run_that_ends_in_the_harness_error_is_the_sweeps_harness_error(
     assert doc["error"]["kind"] == "harness" and "its clean run" in doc["error"]["message"], doc["error"]
     assert ("Too many open files" if fork else "a world that broke mid-run") in doc["error"]["message"]
     assert json.loads((tmp_path / SMALL.id / "run.json").read_text())["exit_code"] == 3
+    # Beside the error, the clean run's history as far as it got (what whoever reads the error needs
+    # first), and the document describes that file.
+    kept = History.load(tmp_path / SMALL.id / "history.jsonl")
+    assert kept.of_type("invoke") and (len(kept), kept.digest()) == (doc["history"]["entries"], doc["history"]["digest"])
 
 
 @pytest.mark.parametrize("fork", ["1", "0"], ids=["forked", "from-scratch"])
