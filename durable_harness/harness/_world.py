@@ -26,7 +26,7 @@ from durable_harness.harness._realtime import RealTimeClock, WorldLock
 from durable_harness.harness._webhook_delivery import WebhookDelivery
 from durable_harness.harness.candidate import CandidateCrashed, CandidateEnv, Driver, ServiceEndpoint
 from durable_harness.harness.candidate._env import build_env, env_data
-from durable_harness.harness.candidate._sdk_time import sdk_retries_on_virtual_time
+from durable_harness.harness.candidate._sdk_time import patch_here, sdk_retries_on_virtual_time
 from durable_harness.harness.actions import get_action_kind
 from durable_harness.harness.actions.user import next_version
 from durable_harness.harness.faults import RequestFault, get_fault_kind
@@ -201,6 +201,7 @@ class World:
     def env(self, worker_id: str) -> CandidateEnv:
         """A fresh environment for one candidate instance in the harness's process: clients routed
         through the gate, on the run's clock."""
+        patch_here()  # the candidate runs in this process: its SDK is this process's
         env, clients = build_env(self.env_data(worker_id), self.gate.transport, self.candidate_clock(worker_id))
         self._clients += clients
         return env

@@ -33,6 +33,7 @@ from respx.models import AllMockedAssertionError
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._gate import answer_headers, sent_request
+from durable_harness.harness.candidate import _sdk_time as sdk_time
 from durable_harness.harness.candidate._child import Limits
 from durable_harness.harness.candidate._claims import RefusedReport
 from durable_harness.harness.candidate._driver import CandidateFailed
@@ -118,7 +119,7 @@ class _Child:
         self.pid, self.sock = zygote().spawn({
             "mode": "instance", "spec": spec, "worker_id": worker_id, "log": str(driver.log_path),
             "env": world.env_data(worker_id), "limits": {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s},
-            "sdk": sdk_on_virtual_time(), "network": driver.network})
+            "sdk": sdk_time.active(), "network": driver.network})
 
     # -- the instance, as the in-process driver sees it ---------------------------------------
     def __getattr__(self, name: str) -> Any:
@@ -191,9 +192,9 @@ class _Child:
                 self._send({"k": "slept"})
             else:
                 self._send({"k": "time", "v": clock.unix() if op == "unix" else clock.now()})
-        elif kind == "sdk":
-            self._send({"k": "time", "v": _sdk(str(message.get("which")), str(message.get("op")),
-                                                    float(message.get("v") or 0.0))})
+        elif kind == "sdk" and sdk_time.active().get(str(message.get("which"))):
+            self._send({"k": "time", "v": sdk_time.answer(str(message.get("which")), str(message.get("op")),
+                                                          float(message.get("v") or 0.0))})
         else:
             raise self._died("a call", f"it sent a message the harness does not know ({kind!r})")
 
@@ -299,30 +300,6 @@ def _cpu_so_far(pid: int) -> float:
         return 0.0
 
 
-def sdk_on_virtual_time() -> dict[str, bool]:
-    """Which of the SDK's clocks the harness has put on the run's clock now (``_sdk_time``): an
-    instance's SDK asks the harness for those."""
-    from openai import _base_client
-    from openai.lib import _webhooks
-
-    from durable_harness.harness.candidate._sdk_time import _RetryTime, _VirtualTime
-
-    return {"webhooks": isinstance(getattr(_webhooks, "time"), _VirtualTime),
-            "retries": isinstance(getattr(_base_client, "time"), _RetryTime)}
-
-
-def _sdk(which: str, op: str, value: float) -> float:
-    """The harness's own stand-ins for the SDK's ``time`` (on the run's clock), asked by a child."""
-    from openai import _base_client
-    from openai.lib import _webhooks
-
-    module = _webhooks if which == "webhooks" else _base_client
-    if op == "sleep":
-        getattr(module, "time").sleep(value)
-        return 0.0
-    if op == "random":
-        return float(getattr(_base_client, "random")())
-    return float(getattr(module, "time").time())
 
 
 class ForkedDriver(InProcessDriver):

@@ -7,18 +7,26 @@ only when a scenario turns the SDK's own retries on) sleeps on the virtual clock
 jitter from the run's seeded random stream. This is the one place the
 harness patches rather than injects: the SDK offers no way to pass a clock, and a candidate should
 be able to verify webhooks with the SDK unchanged. The patch is scoped to one run and undone after.
+
+The stand-ins of the run going on are kept here (``active``, ``answer``), whoever asks: a candidate
+in processes of its own asks for them over its pipe and patches its own SDK, so the harness's
+process needs no SDK of its own for it (importing it costs a harness process half a second and a
+third of its memory, which every crash point's fork copies). The harness's own SDK is patched only
+where it is: when it was imported already, or when an ``env`` is built in this process (``patch_here``:
+a candidate that runs inside it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import random
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from durable_harness.harness._clock import VirtualClock
 
-__all__ = ["sdk_retries_on_virtual_time", "sdk_webhooks_on_virtual_time"]
+__all__ = ["active", "answer", "patch_here", "sdk_retries_on_virtual_time", "sdk_webhooks_on_virtual_time"]
 
 
 class _VirtualTime:
@@ -34,16 +42,60 @@ class _VirtualTime:
         raise AttributeError(f"the SDK's webhook check used time.{name}; only time() is on the virtual clock")
 
 
-@contextlib.contextmanager
-def sdk_webhooks_on_virtual_time(clock: VirtualClock) -> Iterator[None]:
-    from openai.lib import _webhooks
+# The run's stand-ins, by the SDK's module they stand in for ("webhooks", "retries"): (the object that
+# stands in for its ``time``, what stands in for its ``random`` or None), and the patches applied to
+# this process's SDK (module, attribute, original value), undone when the run's context ends.
+_STAND_INS: dict[str, tuple[Any, Callable[[], float] | None]] = {}
+_PATCHED: dict[str, list[tuple[Any, str, Any]]] = {}
+_MODULES = {"webhooks": "openai.lib._webhooks", "retries": "openai._base_client"}
 
-    original = getattr(_webhooks, "time")
-    setattr(_webhooks, "time", _VirtualTime(clock))
+
+def active() -> dict[str, bool]:
+    """Which of the SDK's clocks are on the run's clock now: what an instance's SDK asks the harness for."""
+    return {which: which in _STAND_INS for which in _MODULES}
+
+
+def answer(which: str, op: str, value: float) -> float:
+    """The run's stand-in for the SDK's ``time`` (``which``: ``webhooks`` or ``retries``), asked by
+    an instance in a process of its own: ``time``, ``sleep`` or (retries) ``random``."""
+    time_, random_ = _STAND_INS[which]
+    if op == "sleep":
+        time_.sleep(value)
+        return 0.0
+    if op == "random" and random_ is not None:
+        return float(random_())
+    return float(time_.time())
+
+
+def patch_here() -> None:
+    """Put this process's own SDK on the run's clock as well (before a candidate runs inside it)."""
+    import importlib
+
+    for which, (time_, random_) in _STAND_INS.items():
+        if which in _PATCHED:
+            continue
+        module = importlib.import_module(_MODULES[which])
+        wanted = [("time", time_)] + ([("random", random_)] if random_ is not None else [])
+        _PATCHED[which] = [(module, name, getattr(module, name)) for name, _ in wanted]
+        for name, value in wanted:
+            setattr(module, name, value)
+
+
+@contextlib.contextmanager
+def _stand_in(which: str, time_: Any, random_: Callable[[], float] | None) -> Iterator[None]:
+    _STAND_INS[which] = (time_, random_)
     try:
+        if _MODULES[which] in sys.modules:  # imported already: whoever uses it here gets the run's clock
+            patch_here()
         yield
     finally:
-        setattr(_webhooks, "time", original)
+        for module, name, original in reversed(_PATCHED.pop(which, [])):
+            setattr(module, name, original)
+        _STAND_INS.pop(which, None)
+
+
+def sdk_webhooks_on_virtual_time(clock: VirtualClock) -> contextlib.AbstractContextManager[None]:
+    return _stand_in("webhooks", _VirtualTime(clock), None)
 
 
 class _RetryTime:
@@ -64,17 +116,8 @@ class _RetryTime:
         raise AttributeError(f"the SDK's retry loop used time.{name}; only time() and sleep() are on the run's clock")
 
 
-@contextlib.contextmanager
-def sdk_retries_on_virtual_time(clock: VirtualClock, sleep: Callable[[float], None], rng: random.Random) -> Iterator[None]:
+def sdk_retries_on_virtual_time(clock: VirtualClock, sleep: Callable[[float], None],
+                                rng: random.Random) -> contextlib.AbstractContextManager[None]:
     """During a run, the SDK's retry loop sleeps on the run's clock and draws its jitter from the
     run's seeded random stream, so a run with the SDK's retries on stays a function of its seed."""
-    from openai import _base_client
-
-    originals = (getattr(_base_client, "time"), getattr(_base_client, "random"))
-    setattr(_base_client, "time", _RetryTime(clock, sleep))
-    setattr(_base_client, "random", rng.random)
-    try:
-        yield
-    finally:
-        setattr(_base_client, "time", originals[0])
-        setattr(_base_client, "random", originals[1])
+    return _stand_in("retries", _RetryTime(clock, sleep), rng.random)
