@@ -23,9 +23,10 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
   each, and how many times faster the plugin under ``-n 2`` is than each command line;
 * ``instructions`` — machine instructions of one baseline run in-process (candidate inside the harness's
   process), counted by valgrind (``cachegrind``, no cache simulation): the difference between a process
-  that makes three runs and one that makes one, halved. Unlike time, the count does not move with the
-  machine's load or with which core ran it: a change of a few per cent shows. Needs ``valgrind`` (the
-  row says so and is left out without it); about a minute, both processes at once;
+  that makes three runs and one that makes one, halved; and the same of the harness's process alone
+  with the candidate isolated (its share of a run; its start-up with its first run). Unlike time, the
+  count does not move with the machine's load or with which core ran it: a change of a few per cent
+  shows. Needs ``valgrind`` (the row says so and is left out without it); about two minutes;
 * ``tests``      — the fast tests (``pytest -q -n 2``) and the whole suite (``make test``, as CI runs it):
   wall and CPU seconds, once each.
 
@@ -258,7 +259,7 @@ def row_isolation(args: argparse.Namespace) -> list[Figure]:
 
 _RUNS = """
 import os, sys
-os.environ["DH_IN_PROCESS"] = "1"
+os.environ["DH_IN_PROCESS"] = sys.argv[3]
 from pathlib import Path
 from durable_harness.harness import load_scenarios, run_scenario
 base = next(s for s in load_scenarios([Path(sys.argv[1]) / "durable_harness" / "scenarios"]) if s.id == "baseline")
@@ -268,19 +269,14 @@ print(doc["verdict"], doc["timings"]["requests"])
 """
 
 
-def row_instructions(args: argparse.Namespace) -> list[Figure]:
-    """Instructions per baseline run (in-process), from two processes under valgrind: 3 runs and 1."""
-    if shutil.which("valgrind") is None:
-        print("instructions: left out (valgrind is not installed: apt-get install valgrind)", flush=True)
-        return []
-    per_run = Figure("baseline run instructions", "M", "machine instructions of one baseline run, in-process "
-                     "(valgrind: a process of 3 runs minus one of 1, halved)")
-    per_request = Figure("instructions per request", "k", "the same, per request of the run")
+def _instructions(inside: str) -> tuple[dict[int, int], int]:
+    """Instructions of a process that makes 1 baseline run and of one that makes 3 (the candidate
+    inside the process: ``inside`` "1"; isolated: "0", the instances and the helper not counted)."""
     with tempfile.TemporaryDirectory() as tmp:
         counting = {n: subprocess.Popen(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                                          f"--cachegrind-out-file={tmp}/runs-{n}.out", sys.executable, "-c", _RUNS,
-                                         str(CODE), str(n)],
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                         str(CODE), str(n), inside],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=CODE,
                                         env={**os.environ, "PYTHONHASHSEED": "0"})  # the same count each time
                     for n in (1, 3)}
         counts, requests = {}, 0
@@ -293,11 +289,33 @@ def row_instructions(args: argparse.Namespace) -> list[Figure]:
                                  f"(exit {process.returncode}, said {out.strip()!r})")
             counts[n] = int(summary[0].split()[1])
             requests = int(out.split()[1])
+    return counts, requests
+
+
+def row_instructions(args: argparse.Namespace) -> list[Figure]:
+    """Instructions per baseline run, from processes under valgrind that make 3 runs and 1: with
+    the candidate inside the harness's process (the whole run), and the harness's process alone
+    with the candidate isolated (its share of a run, and its start-up with its first run)."""
+    if shutil.which("valgrind") is None:
+        print("instructions: left out (valgrind is not installed: apt-get install valgrind)", flush=True)
+        return []
+    per_run = Figure("baseline run instructions", "M", "machine instructions of one baseline run, in-process "
+                     "(valgrind: a process of 3 runs minus one of 1, halved)")
+    per_request = Figure("instructions per request", "k", "the same, per request of the run")
+    harness = Figure("harness instructions per run", "M", "the harness's process alone in one baseline run, "
+                     "the candidate isolated (its instances and the helper not counted)")
+    first = Figure("harness start-up instructions", "M", "a harness process that makes one baseline run, the "
+                   "candidate isolated: its start-up (imports, the helper's hand-shake) and that run")
+    counts, requests = _instructions("1")
     instructions = (counts[3] - counts[1]) / 2
     per_run.add(instructions / 1e6)
     per_request.add(instructions / requests / 1e3)
     per_run.extra.update(requests=requests, runs_1=counts[1], runs_3=counts[3])
-    return [per_run, per_request]
+    alone, _ = _instructions("0")
+    harness.add((alone[3] - alone[1]) / 2 / 1e6)
+    first.add(alone[1] / 1e6)
+    harness.extra.update(runs_1=alone[1], runs_3=alone[3])
+    return [per_run, per_request, harness, first]
 
 
 def row_sweep(args: argparse.Namespace) -> list[Figure]:
