@@ -300,8 +300,6 @@ def _cpu_so_far(pid: int) -> float:
         return 0.0
 
 
-
-
 class ForkedDriver(InProcessDriver):
     """The in-process driver, with each instance in a child process (see the module's doc)."""
 

@@ -10,10 +10,10 @@ be able to verify webhooks with the SDK unchanged. The patch is scoped to one ru
 
 The stand-ins of the run going on are kept here (``active``, ``answer``), whoever asks: a candidate
 in processes of its own asks for them over its pipe and patches its own SDK, so the harness's
-process needs no SDK of its own for it (importing it costs a harness process half a second and a
-third of its memory, which every crash point's fork copies). The harness's own SDK is patched only
-where it is: when it was imported already, or when an ``env`` is built in this process (``patch_here``:
-a candidate that runs inside it).
+process needs no SDK of its own for it (importing it cost a harness process about a quarter of a
+second of CPU and a third of its memory, which every crash point's fork copies). The harness's
+own SDK is patched only where it is: when it was imported already, or when an ``env`` is built in
+this process (``patch_here``: a candidate that runs inside it).
 """
 
 from __future__ import annotations
