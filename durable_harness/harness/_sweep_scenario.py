@@ -55,7 +55,8 @@ def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out
     return doc
 
 
-def _sweep_error(scenario: Scenario, candidate: str, seed: int, out_dir: Path | None, err: HarnessError) -> dict[str, Any]:
+def _sweep_error(scenario: Scenario, candidate: str, seed: int, out_dir: Path | None,
+                 err: HarnessError) -> dict[str, Any]:
     """The sweep's error of the harness (exit 3), beside the clean run's history when the clean run
     got that far (what whoever reads the error needs first)."""
     kept = err.history if isinstance(err, SweepError) else None

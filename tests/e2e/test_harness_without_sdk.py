@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -32,13 +33,13 @@ print(json.dumps({"runs": {k: [d["verdict"], d["history"]["digest"]] for k, d in
 SCENARIOS = ("baseline", "sdk-retries-tool-result")
 
 
-def _run(in_process: bool) -> dict[str, object]:
+def _run(in_process: bool) -> dict[str, Any]:
     """The runs of SCENARIOS in a fresh interpreter (nothing imported before), and what of the SDK it imported."""
     env = {**os.environ, "DH_IN_PROCESS": "1" if in_process else "0"}
     argv = [sys.executable, "-c", _RUN, ",".join(SCENARIOS), str(REPO / "durable_harness" / "scenarios")]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=REPO, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
-    out: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return out
 
 
@@ -46,5 +47,5 @@ def test_an_isolated_candidate_leaves_the_sdk_out_of_the_harness_and_runs_as_ins
     isolated, inside = _run(in_process=False), _run(in_process=True)
     assert isolated["sdk"] == [], f"the harness's process imported the SDK: {isolated['sdk']}"
     assert inside["sdk"] != []  # the candidate ran inside: its SDK is the harness's process's
-    assert isolated["runs"] == inside["runs"] and len(isolated["runs"]) == len(SCENARIOS)  # type: ignore[arg-type]
-    assert all(verdict == "pass" for verdict, _ in isolated["runs"].values())  # type: ignore[attr-defined]
+    assert isolated["runs"] == inside["runs"] and len(isolated["runs"]) == len(SCENARIOS)
+    assert all(verdict == "pass" for verdict, _ in isolated["runs"].values())

@@ -127,7 +127,8 @@ def test_a_clean_run_that_ends_in_the_harness_error_is_the_sweeps_harness_error(
     # Beside the error, the clean run's history as far as it got (what whoever reads the error needs
     # first), and the document describes that file.
     kept = History.load(tmp_path / SMALL.id / "history.jsonl")
-    assert kept.of_type("invoke") and (len(kept), kept.digest()) == (doc["history"]["entries"], doc["history"]["digest"])
+    assert kept.of_type("invoke")
+    assert (len(kept), kept.digest()) == (doc["history"]["entries"], doc["history"]["digest"])
 
 
 @pytest.mark.parametrize("fork", ["1", "0"], ids=["forked", "from-scratch"])
