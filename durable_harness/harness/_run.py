@@ -17,7 +17,6 @@ import dataclasses
 import os
 import shlex
 import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from durable_harness.harness._postgres import ScratchDatabase, admin_url
 from durable_harness.harness._realtime import time_scale
 from durable_harness.harness._redact import redact_text
 from durable_harness.harness._rundoc import FORMAT, HISTORY_FILE, harness_provenance, redact, write_run
+from durable_harness.harness._scratch import scratch_folder
 from durable_harness.harness._seeds import MAX_SEED
 from durable_harness.harness._workers import Workers
 from durable_harness.harness._world import World
@@ -90,7 +90,7 @@ def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_di
     seed = validate_seed(scenario.default_seed if seed is None else seed)
     # The candidate's database and files live in a folder of their own, never in the report (a CI
     # uploads the report; the database holds what the candidate stored, secrets included).
-    with tempfile.TemporaryDirectory(prefix="durable-harness-candidate-") as tmp:
+    with scratch_folder("durable-harness-candidate-") as tmp:
         workdir = Path(tmp)
         world: World | None = None
         interrupted = False

@@ -39,7 +39,6 @@ import shutil
 import signal
 import socket
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +50,7 @@ from durable_harness.harness._libc import libc
 from durable_harness.harness._parallel import SWEEP_JOBS, default_jobs
 from durable_harness.harness._run import RunInterrupted, harness_error_doc, in_process, run_once, save_run
 from durable_harness.harness._rundoc import write_run
+from durable_harness.harness._scratch import make_scratch
 from durable_harness.harness._sweep import (
     POINTS, SweepError, SweepPoint, clean_run_failed, clean_scenario, point_reproduce, point_scenario, points_of,
 )
@@ -145,7 +145,7 @@ class ForkedSweep:
         self._k = 0
         self._running: dict[int, _Running] = {}
         self._docs: dict[str, dict[str, Any]] = {}
-        self._scratch = Path(tempfile.mkdtemp(prefix="durable-harness-sweep-"))
+        self._scratch = make_scratch("durable-harness-sweep-")
         self.parent = os.getpid()
 
     def attach(self, world: Any) -> None:

@@ -62,6 +62,12 @@ def pytest_configure(config: pytest.Config) -> None:
     candidate = config.getoption("--dh-candidate", None)
     if (candidate is None and config.getoption("--dh-explore", None) is None) or hasattr(config, "workerinput"):
         return
+    from durable_harness.harness._scratch import check_scratch
+
+    try:
+        check_scratch()
+    except ValueError as err:
+        raise pytest.UsageError(str(err)) from None
     from durable_harness.harness._run import in_process
     from durable_harness.harness.candidate import is_command
     from durable_harness.harness.candidate._zygote import share_zygote
