@@ -1,12 +1,13 @@
 """The catalogue in the process driver (slow): the reference as a process gets the in-process verdict
-on every scenario (two worker processes on PostgreSQL where a scenario says ``workers: 2``), and
-passes the crash-point sweep's points at every write and at the first read of each kind; every mutant
+on every scenario of one worker (``test_workers_process`` runs those of several, as processes on
+PostgreSQL, and every mutant they promise to catch), and passes the crash-point sweep's points at
+every write and at the first read of each kind; every mutant promised by a scenario of one worker
 is caught as a process. The sweep's points are split in four tests (each with its own clean run), so
 that pytest-xdist spreads them: in real time, a point costs seconds.
 
 Mutants run as processes through ``python -m durable_harness.candidates.reference.serve --candidate mutant:NAME``.
-A representative subset per mutant: of the scenarios (the sweep aside) that promise to catch it, the
-one that is shortest in scenario time; in-process, ``test_runs`` checks every promise. Each run's processes are marked and
+A representative subset per mutant: of the scenarios of one worker (the sweep aside) that promise to
+catch it, the one that is shortest in scenario time; in-process, ``test_runs`` checks every promise. Each run's processes are marked and
 counted: none may outlive its run.
 """
 
@@ -27,8 +28,9 @@ from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark,
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
-# The whole catalogue: a scenario with workers: 2 runs two processes on a scratch PostgreSQL database.
-CATALOGUE = load_scenarios([REPO / "durable_harness" / "scenarios"])
+# The catalogue's scenarios of one worker (the others are test_workers_process's: it runs each as processes
+# on a scratch PostgreSQL database, with every mutant it promises to catch).
+CATALOGUE = [s for s in load_scenarios([REPO / "durable_harness" / "scenarios"]) if s.workers == 1]
 
 
 def as_process(command: str, scenario: Any) -> dict[str, Any]:
