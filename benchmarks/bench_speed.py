@@ -14,6 +14,9 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
   the difference per request;
 * ``sweep``      — the crash-point sweep of the article workload (``restart-at-every-io-point``): CPU and
   wall seconds, and its points;
+* ``stranger``   — the same for a control plane written from the contract alone, unlike the reference
+  (``tests/candidates/polling:create``: it polls, and commits to its SQLite store with SQLite's
+  defaults): a baseline run (CPU of every process, wall) and the article's sweep (wall);
 * ``catalogue``  — the whole catalogue against the reference and every mutant (``--candidate`` to
   choose), in ``-j`` processes: CPU seconds (every process's), wall seconds, and the virtual seconds
   simulated per wall (and per CPU) second;
@@ -61,7 +64,7 @@ from durable_harness.harness import load_scenarios, run_scenario
 
 CODE = Path(harness.__file__).resolve().parents[2]  # the checkout being measured
 FORMAT = "durable-harness/bench-speed@1"
-ROWS = ("baseline", "requests", "isolation", "instructions", "sweep", "catalogue", "cli", "plugin", "tests")
+ROWS = ("baseline", "requests", "isolation", "instructions", "sweep", "stranger", "catalogue", "cli", "plugin", "tests")
 
 
 # -- measuring -------------------------------------------------------------------------------------
@@ -333,6 +336,32 @@ def row_sweep(args: argparse.Namespace) -> list[Figure]:
     return [cpu, wall]
 
 
+STRANGER = "tests.candidates.polling:create"
+
+
+def row_stranger(args: argparse.Namespace) -> list[Figure]:
+    """A candidate we did not shape: what a run and a sweep cost it (its own code included)."""
+    if str(CODE) not in sys.path:
+        sys.path.insert(0, str(CODE))  # its package lives in the checkout's tests
+    base, sweep = _scenario("baseline"), _scenario("restart-at-every-io-point")
+    run_scenario(base, STRANGER)  # warm: its imports in this process
+    cpu = Figure("stranger baseline CPU", "ms", f"one baseline run against {STRANGER}: every process's CPU")
+    wall = Figure("stranger baseline wall", "ms", "the same runs' wall time")
+    for _ in range(args.repeat):
+        c0, w0 = _cpu(), time.perf_counter()
+        doc = run_scenario(base, STRANGER)
+        cpu.add(1000 * (_cpu() - c0))
+        wall.add(1000 * (time.perf_counter() - w0))
+    cpu.extra["verdict"] = doc["verdict"]
+    swept = Figure("stranger sweep (article crash points) wall", "s", f"restart-at-every-io-point against {STRANGER}")
+    for _ in range(args.sweep_repeat):
+        w0 = time.perf_counter()
+        doc = run_scenario(sweep, STRANGER)
+        swept.add(time.perf_counter() - w0)
+    swept.extra["verdict"] = doc["verdict"]
+    return [cpu, wall, swept]
+
+
 def _catalogue_task(task: tuple[str, str]) -> tuple[float, float, str]:
     candidate, path = task
     scenario = load_scenarios([Path(path)])[0]
@@ -501,7 +530,7 @@ def main() -> int:
     _compile(CODE)
     figures: list[Figure] = []
     builders = {"baseline": row_baseline, "requests": row_requests, "isolation": row_isolation,
-                "instructions": row_instructions, "sweep": row_sweep,
+                "instructions": row_instructions, "sweep": row_sweep, "stranger": row_stranger,
                 "catalogue": row_catalogue,
                 "cli": row_cli, "plugin": row_plugin, "tests": row_tests}
     for row in rows:
