@@ -59,7 +59,7 @@ def add_explore_parser(sub: Any, handler: Any, seed_type: Any) -> None:
 
 
 def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
-    from durable_harness.harness._scratch import check_scratch
+    from durable_harness.harness._settings import check_settings
     from durable_harness.harness.actions import action_kinds
     from durable_harness.harness.candidate._probe import probe_candidate
     from durable_harness.harness.explore import coverage_lines, explore, export, scenario_yaml
@@ -68,7 +68,7 @@ def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
 
     probe_candidate(args.candidate)
     try:
-        check_scratch()
+        check_settings()
     except ValueError as err:
         raise usage_error(str(err)) from None
     if args.workload not in workload_names():

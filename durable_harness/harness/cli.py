@@ -46,13 +46,11 @@ _ARGV: list[str] = []  # the arguments main() was given, for the report's index
 
 
 def _check_candidate(spec: str) -> None:
-    """The name is checked (the candidate's code is imported in a child), its bounds, and where its files go."""
-    from durable_harness.harness._scratch import check_scratch
-    from durable_harness.harness.candidate._forked import bounds_from_environment
+    """The name is checked (the candidate's code is imported in a child), and the settings of its runs."""
+    from durable_harness.harness._settings import check_settings
 
     try:
-        bounds_from_environment(os.environ)
-        check_scratch(os.environ)
+        check_settings(os.environ)
     except ValueError as err:
         raise UsageError(str(err)) from None
     probe_candidate(spec)

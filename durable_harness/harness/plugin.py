@@ -62,10 +62,10 @@ def pytest_configure(config: pytest.Config) -> None:
     candidate = config.getoption("--dh-candidate", None)
     if (candidate is None and config.getoption("--dh-explore", None) is None) or hasattr(config, "workerinput"):
         return
-    from durable_harness.harness._scratch import check_scratch
+    from durable_harness.harness._settings import check_settings
 
     try:
-        check_scratch()
+        check_settings()
     except ValueError as err:
         raise pytest.UsageError(str(err)) from None
     from durable_harness.harness._run import in_process

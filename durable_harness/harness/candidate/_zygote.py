@@ -7,7 +7,8 @@ lock held forever); and its heap is large (copy-on-write makes every fork pay fo
 is none of that: it is started once, lazily, with a clean environment (``_environ``) and a fixed
 hash seed (``PYTHONHASHSEED=0``: a candidate that iterates a set behaves the same in every run),
 imports the openai SDK and warms it once (``_warm``: its lazily loaded parts, its models, a call of
-every agents method on a canned transport), and then does only what it is asked,
+every agents method on a canned transport), imports the libraries named to it (``_preload``:
+SQLAlchemy's ORM by default), and then does only what it is asked,
 one request at a time, on its pipe:
 
 * ``spawn``: fork an instance (``_child``; a probe of a candidate's code, or a candidate instance)
@@ -57,6 +58,7 @@ from typing import Any
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness.candidate._environ import candidate_environ
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv, send
+from durable_harness.harness.candidate._preload import preload_modules
 
 __all__ = ["SHARED_ZYGOTE", "START_TIMEOUT_S", "Zygote", "instances_cpu_s", "share_with_this_fork", "share_zygote",
            "zygote", "zygote_key"]
@@ -65,7 +67,7 @@ START_TIMEOUT_S = 120.0  # a fresh interpreter importing the SDK, on a loaded ma
 _ANSWER_TIMEOUT_S = 60.0
 _BOOT = "import sys; sys.path[:0] = __import__('json').loads(sys.argv[2]); " \
         "from durable_harness.harness.candidate._zygote_process import main; " \
-        "main(int(sys.argv[1]), int(sys.argv[3]), sys.argv[4])"
+        "main(int(sys.argv[1]), int(sys.argv[3]), sys.argv[4], sys.argv[5])"
 SHARED_ZYGOTE = "DH_ZYGOTE"  # the listening socket of a zygote that harness processes started from here may use
 _SOCKET = "zygote.sock"
 _MAX_SOCKET_PATH = 100  # an AF_UNIX path is at most 107 bytes; with a longer temporary folder, no sharing
@@ -100,7 +102,7 @@ class Zygote:
         paths = [p for p in sys.path if p]
         fds = [theirs.fileno(), *([listener.fileno()] if listener is not None else [])]
         argv = [sys.executable, "-c", _BOOT, str(theirs.fileno()), json.dumps(paths),
-                str(listener.fileno() if listener is not None else -1), zygote_key()]
+                str(listener.fileno() if listener is not None else -1), zygote_key(), json.dumps(preload_modules())]
         try:
             process = spawn(argv, zygote_environ(), folder / "zygote.log", cwd=Path.cwd(), pass_fds=fds)
         except OSError as err:
@@ -253,9 +255,10 @@ def zygote_environ() -> dict[str, str]:
 
 
 def zygote_key() -> str:
-    """What makes two zygotes the same to an instance: the interpreter and the environment they
-    pass on (the working directory and the search path come with each request)."""
-    text = json.dumps([sys.executable, sorted(zygote_environ().items())])
+    """What makes two zygotes the same to an instance: the interpreter, the environment they pass
+    on and the libraries they import ahead (``_preload``); the working directory and the search
+    path come with each request."""
+    text = json.dumps([sys.executable, sorted(zygote_environ().items()), preload_modules()])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

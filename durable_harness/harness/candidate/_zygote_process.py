@@ -1,13 +1,14 @@
 """The zygote process itself (see ``_zygote`` for what it is and how the harness holds it).
 
-It warms the SDK, imports what every instance runs, freezes its heap, says it is ready, and then
-serves its pipes one request at a time: the pipe of the harness process that started it (the
-owner: when that pipe closes, the zygote ends) and pipes it handed out (``connect``). Another
-harness process that shares it (``DH_ZYGOTE``) connects to its listening socket and is served by a
-zygote of its own, forked from this one at once (warm already: a few milliseconds, not a second),
-which dies with this one and ends when that harness process does: harness processes never wait
-on each other's forks. A connection is greeted with the zygote's key (``_zygote.zygote_key``): the
-harness process compares it with its own and uses the zygote only if they are equal.
+It warms the SDK, imports what every instance runs and the libraries named to it (``_preload``),
+freezes its heap, says it is ready, and then serves its pipes one request at a time: the pipe of the
+harness process that started it (the owner: when that pipe closes, the zygote ends) and pipes it
+handed out (``connect``). Another harness process that shares it (``DH_ZYGOTE``) connects to its
+listening socket and is served by a zygote of its own, forked from this one at once (warm already: a
+few milliseconds, not a second), which dies with this one and ends when that harness process does:
+harness processes never wait on each other's forks. A connection is greeted with the zygote's key
+(``_zygote.zygote_key``): the harness process compares it with its own and uses the zygote only if
+they are equal.
 
 An instance is forked with the requester's working directory and search path (``cwd`` and
 ``paths`` of the ``spawn`` request), so that a zygote serves every harness process of the same
@@ -27,6 +28,7 @@ from typing import Any
 
 from durable_harness.harness.candidate._child import _die_with_the_zygote, run_child
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, recv, send
+from durable_harness.harness.candidate._preload import preload
 from durable_harness.harness.candidate._warm import warm_sdk
 
 __all__ = ["main"]
@@ -35,7 +37,7 @@ _BASE_PATH: list[str] = []  # the search path Python gave this process (what an 
 _LISTENER: list[socket.socket] = []
 
 
-def main(fd: int, listen_fd: int = -1, key: str = "") -> None:
+def main(fd: int, listen_fd: int = -1, key: str = "", preloaded: str = "[]") -> None:
     """The zygote process: warm up, then serve requests on its pipes until the harness's closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's: it kills us
     sock = socket.socket(fileno=fd)
@@ -43,6 +45,7 @@ def main(fd: int, listen_fd: int = -1, key: str = "") -> None:
     _BASE_PATH[:] = sys.path[len(started_with):]
     warm_sdk()
     _import_bundled()
+    preload(json.loads(preloaded))  # libraries every instance would import again (DH_PRELOAD)
 
     gc.collect()
     gc.freeze()  # what is here now is shared with every fork: no collection of ours touches it again

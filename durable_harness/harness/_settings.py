@@ -1,0 +1,25 @@
+"""The harness's settings read from its environment, checked together before anything runs.
+
+A bad value is bad usage (exit 3 from the command line, a usage error from pytest), said before the
+first run with the variable and the value, never discovered halfway through a catalogue: the
+candidate's bounds and network (``DH_CANDIDATE_*``), where its files are kept
+(``DURABLE_HARNESS_SCRATCH``) and the libraries imported ahead for it (``DH_PRELOAD``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+__all__ = ["check_settings"]
+
+
+def check_settings(environ: Mapping[str, str] = os.environ) -> None:
+    """Raise ``ValueError`` naming the first variable whose value cannot be used."""
+    from durable_harness.harness._scratch import check_scratch
+    from durable_harness.harness.candidate._forked import bounds_from_environment
+    from durable_harness.harness.candidate._preload import check_preload
+
+    bounds_from_environment(environ)
+    check_scratch(environ)
+    check_preload(environ)
