@@ -16,7 +16,9 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
   wall seconds, and its points;
 * ``stranger``   — the same for a control plane written from the contract alone, unlike the reference
   (``tests/candidates/polling:create``: it polls, and commits to its SQLite store with SQLite's
-  defaults): a baseline run (CPU of every process, wall) and the article's sweep (wall);
+  defaults): a baseline run (CPU of every process, wall) and the article's sweep (wall); and for the
+  reference in a module that imports SQLAlchemy's ORM (``tests/candidates/orm_user:make``), as a
+  control plane built on it does: the same figures;
 * ``catalogue``  — the whole catalogue against the reference and every mutant (``--candidate`` to
   choose), in ``-j`` processes: CPU seconds (every process's), wall seconds, and the virtual seconds
   simulated per wall (and per CPU) second;
@@ -336,30 +338,36 @@ def row_sweep(args: argparse.Namespace) -> list[Figure]:
     return [cpu, wall]
 
 
-STRANGER = "tests.candidates.polling:create"
+STRANGERS = {"stranger": "tests.candidates.polling:create", "ORM user": "tests.candidates.orm_user:make"}
 
 
 def row_stranger(args: argparse.Namespace) -> list[Figure]:
-    """A candidate we did not shape: what a run and a sweep cost it (its own code included)."""
+    """Candidates we did not shape: what a run and a sweep cost them (their own code included)."""
     if str(CODE) not in sys.path:
-        sys.path.insert(0, str(CODE))  # its package lives in the checkout's tests
+        sys.path.insert(0, str(CODE))  # their modules live in the checkout's tests
     base, sweep = _scenario("baseline"), _scenario("restart-at-every-io-point")
-    run_scenario(base, STRANGER)  # warm: its imports in this process
-    cpu = Figure("stranger baseline CPU", "ms", f"one baseline run against {STRANGER}: every process's CPU")
-    wall = Figure("stranger baseline wall", "ms", "the same runs' wall time")
-    for _ in range(args.repeat):
-        c0, w0 = _cpu(), time.perf_counter()
-        doc = run_scenario(base, STRANGER)
-        cpu.add(1000 * (_cpu() - c0))
-        wall.add(1000 * (time.perf_counter() - w0))
-    cpu.extra["verdict"] = doc["verdict"]
-    swept = Figure("stranger sweep (article crash points) wall", "s", f"restart-at-every-io-point against {STRANGER}")
-    for _ in range(args.sweep_repeat):
-        w0 = time.perf_counter()
-        doc = run_scenario(sweep, STRANGER)
-        swept.add(time.perf_counter() - w0)
-    swept.extra["verdict"] = doc["verdict"]
-    return [cpu, wall, swept]
+    figures = []
+    for name, spec in STRANGERS.items():
+        module = CODE / spec.split(":")[0].replace(".", "/")
+        if not (module.with_suffix(".py").exists() or module.is_dir()):
+            continue  # a checkout from before that candidate
+        run_scenario(base, spec)  # warm: its imports in this process
+        cpu = Figure(f"{name} baseline CPU", "ms", f"one baseline run against {spec}: every process's CPU")
+        wall = Figure(f"{name} baseline wall", "ms", "the same runs' wall time")
+        for _ in range(args.repeat):
+            c0, w0 = _cpu(), time.perf_counter()
+            doc = run_scenario(base, spec)
+            cpu.add(1000 * (_cpu() - c0))
+            wall.add(1000 * (time.perf_counter() - w0))
+        cpu.extra["verdict"] = doc["verdict"]
+        swept = Figure(f"{name} sweep (article crash points) wall", "s", f"restart-at-every-io-point against {spec}")
+        for _ in range(args.sweep_repeat):
+            w0 = time.perf_counter()
+            doc = run_scenario(sweep, spec)
+            swept.add(time.perf_counter() - w0)
+        swept.extra["verdict"] = doc["verdict"]
+        figures += [cpu, wall, swept]
+    return figures
 
 
 def _catalogue_task(task: tuple[str, str]) -> tuple[float, float, str]:
