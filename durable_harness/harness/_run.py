@@ -238,7 +238,7 @@ def harness_error_doc(scenario: Scenario, candidate: str, seed: int | None, out_
 def _digest(candidate: str) -> str | None:
     try:
         return probe_candidate(candidate).digest
-    except Exception:  # an unresolvable candidate has no code to digest; the run says why elsewhere
+    except (Exception, HarnessError):  # no code to digest (unresolvable; no zygote): the run says why elsewhere
         return None
 
 

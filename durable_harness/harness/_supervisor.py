@@ -68,6 +68,15 @@ class Child:
     def alive(self) -> bool:
         return self._popen.poll() is None
 
+    def wait_output(self, timeout_s: float) -> None:
+        """Wait (bounded) until the process has ended and its last output is read: a process that
+        died says why in its last lines, which its reader may not have read yet."""
+        try:
+            self._popen.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return
+        self._reader.join(timeout=timeout_s)
+
     def last_lines(self, n: int = 12) -> list[str]:
         with self._lines_lock:
             return list(self._lines)[-n:]

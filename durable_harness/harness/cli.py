@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from durable_harness.harness._cli_output import final_lines
 from durable_harness.harness._cli_parser import build_parser
+from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._progress import Progress
 from durable_harness.harness._shard import Shard, ShardError, parse_shard, select
 from durable_harness.harness.candidate import CandidateSpecError, is_command
@@ -66,7 +67,6 @@ def _keep_candidate_db(keep: bool) -> None:
 
 def _toxiproxy(url: str | None) -> None:
     """``--toxiproxy URL``: the process driver's network faults use a real Toxiproxy there (``_network``)."""
-    from durable_harness.harness._errors import HarnessError
     from durable_harness.harness._network import TOXIPROXY_ENV, toxiproxy_url
 
     if url is None:
@@ -95,6 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except (ScenarioError, CandidateSpecError, UsageError) as err:
         print(f"durable-harness: error: {err}", file=sys.stderr)
+        return 3
+    except HarnessError as err:  # before any run could say it (the zygote, say, cannot start): never exit 1
+        print(f"durable-harness: error of the harness, not of the candidate: {err.message}", file=sys.stderr)
         return 3
     except BrokenPipeError:  # `durable-harness run | head`: the reader left; the report is written
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

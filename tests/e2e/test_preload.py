@@ -13,6 +13,7 @@ import pytest
 
 from durable_harness.harness._run import run_once
 from durable_harness.harness._settings import check_settings
+from durable_harness.harness.candidate import _probe
 from durable_harness.harness.candidate._preload import PRELOAD_ENV, preload_modules
 from durable_harness.harness.candidate._zygote import zygote, zygote_key
 from durable_harness.harness.cli import main
@@ -89,12 +90,19 @@ def test_a_preloaded_library_is_imported_once_by_the_zygote(preloaded: bool, tmp
         assert len(pids) == len(set(pids)) >= instances and zygote().pid not in pids
 
 
-def test_a_library_that_starts_a_thread_is_refused_as_the_harness_error(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_library_that_starts_a_thread_is_refused_as_the_harness_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The run's document says so (exit 3), and so does the command line, whose first act (probing
+    the candidate) needs the zygote: before, that was a traceback and exit 1, a safety failure's code."""
     _library_and_candidate(tmp_path, thread=True)
+    monkeypatch.setattr(_probe, "_SEEN", {})  # probed afresh, as a command line's first act does
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv(PRELOAD_ENV, "noted_library")
     doc, _ = run_once(load_scenario(SCENARIOS / "baseline.yaml"), "uses_library:make")
     assert (doc["verdict"], doc["exit_code"], doc["error"]["kind"]) == ("unknown", 3, "harness"), doc["error"]
     assert "importing noted_library started a thread" in doc["error"]["message"]
+    assert main(["run", "--candidate", "uses_library:make", "--scenario", str(SCENARIOS / "baseline.yaml"),
+                 "--report", str(tmp_path / "r")]) == 3
+    said = capsys.readouterr().err
+    assert "error of the harness, not of the candidate" in said and "importing noted_library started a thread" in said

@@ -26,7 +26,7 @@ import re
 import sys
 from collections.abc import Mapping
 
-__all__ = ["DEFAULT_PRELOAD", "PRELOAD_ENV", "check_preload", "preload", "preload_modules"]
+__all__ = ["DEFAULT_PRELOAD", "PRELOAD_ENV", "check_preload", "preload", "preload_modules", "preload_origins"]
 
 PRELOAD_ENV = "DH_PRELOAD"
 DEFAULT_PRELOAD = ("sqlalchemy.orm",)
@@ -58,16 +58,31 @@ def check_preload(environ: Mapping[str, str] = os.environ) -> None:
             raise ValueError(f"{PRELOAD_ENV}: no module named {name.split('.')[0]!r} is installed")
 
 
+def preload_origins(names: list[str]) -> list[list[str | None]]:
+    """Where each of ``names`` would be imported from by a zygote started here: part of its key, so
+    that a harness process elsewhere (another folder, another search path) that would find another
+    module of the same name does not use it."""
+    return [[name, _origin(name.split(".")[0], os.getcwd(), tuple(sys.path))] for name in names]
+
+
 def _installed(name: str) -> bool:
-    """Whether the top-level package of ``name`` can be found (from the working directory too, as
-    the zygote finds it), without importing anything."""
+    """Whether the top-level package of ``name`` can be found where the zygote looks for it, without
+    importing anything."""
     top = name.split(".")[0]
-    if top in sys.modules:
-        return True
+    return top in sys.modules or _origin(top, os.getcwd(), tuple(sys.path)) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _origin(top: str, cwd: str, path: tuple[str, ...]) -> str | None:
+    """The file or folder the zygote would import ``top`` from: its search path is this process's
+    (empty entries left out), then its working directory."""
     try:
-        return importlib.machinery.PathFinder.find_spec(top, [os.getcwd(), *sys.path]) is not None
+        spec = importlib.machinery.PathFinder.find_spec(top, [*(p for p in path if p), cwd])
     except (ImportError, ValueError, OSError):
-        return False
+        return None
+    if spec is None:
+        return None
+    return spec.origin or str(list(spec.submodule_search_locations or [""])[0])
 
 
 def preload(names: list[str]) -> None:

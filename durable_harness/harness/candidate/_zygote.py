@@ -58,13 +58,14 @@ from typing import Any
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness.candidate._environ import candidate_environ
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv, send
-from durable_harness.harness.candidate._preload import preload_modules
+from durable_harness.harness.candidate._preload import preload_modules, preload_origins
 
 __all__ = ["SHARED_ZYGOTE", "START_TIMEOUT_S", "Zygote", "instances_cpu_s", "share_with_this_fork", "share_zygote",
            "zygote", "zygote_key"]
 
 START_TIMEOUT_S = 120.0  # a fresh interpreter importing the SDK, on a loaded machine
 _ANSWER_TIMEOUT_S = 60.0
+_DEATH_WORDS_S = 10.0  # how long a zygote that closed its pipe is given to end and have its last words read
 _BOOT = "import sys; sys.path[:0] = __import__('json').loads(sys.argv[2]); " \
         "from durable_harness.harness.candidate._zygote_process import main; " \
         "main(int(sys.argv[1]), int(sys.argv[3]), sys.argv[4], sys.argv[5])"
@@ -145,6 +146,8 @@ class Zygote:
             hello, _ = recv(self._sock, START_TIMEOUT_S)
         except (Silent, HungUp, PipeGarbage, OSError) as err:
             _forget(self)
+            if self._process is not None and not isinstance(err, Silent):
+                self._process.wait_output(_DEATH_WORDS_S)  # it closed the pipe: it is dying, saying why
             last = " | ".join(self._process.last_lines()) if self._process is not None else ""
             self.close()
             raise HarnessError(f"the process the harness forks candidates from did not start ({err}): {last}") from None
@@ -256,9 +259,9 @@ def zygote_environ() -> dict[str, str]:
 
 def zygote_key() -> str:
     """What makes two zygotes the same to an instance: the interpreter, the environment they pass
-    on and the libraries they import ahead (``_preload``); the working directory and the search
-    path come with each request."""
-    text = json.dumps([sys.executable, sorted(zygote_environ().items()), preload_modules()])
+    on and the libraries they import ahead (``_preload``: their names, and where each is found); the
+    working directory and the search path come with each request."""
+    text = json.dumps([sys.executable, sorted(zygote_environ().items()), preload_origins(preload_modules())])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
