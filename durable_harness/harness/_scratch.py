@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["MEMORY", "MIN_FREE_BYTES", "SCRATCH_ENV", "check_scratch", "make_scratch", "scratch_folder", "scratch_root"]
+__all__ = ["MEMORY", "MIN_FREE_BYTES", "SCRATCH_ENV", "make_scratch", "scratch_folder", "scratch_root"]
 
 SCRATCH_ENV = "DURABLE_HARNESS_SCRATCH"
 MEMORY = Path("/dev/shm")  # Linux's memory filesystem, writable by every user
@@ -41,11 +41,6 @@ def scratch_root(environ: Mapping[str, str] = os.environ, memory: Path = MEMORY)
                              "database and files are kept during a run; leave it unset for the default)")
         return chosen
     return str(memory) if _roomy(memory) else None
-
-
-def check_scratch(environ: Mapping[str, str] = os.environ) -> None:
-    """Raise ``ValueError`` now, before any run, if ``DURABLE_HARNESS_SCRATCH`` is unusable."""
-    scratch_root(environ)
 
 
 def _roomy(folder: Path) -> bool:

@@ -16,10 +16,10 @@ __all__ = ["check_settings"]
 
 def check_settings(environ: Mapping[str, str] = os.environ) -> None:
     """Raise ``ValueError`` naming the first variable whose value cannot be used."""
-    from durable_harness.harness._scratch import check_scratch
+    from durable_harness.harness._scratch import scratch_root
     from durable_harness.harness.candidate._forked import bounds_from_environment
     from durable_harness.harness.candidate._preload import check_preload
 
     bounds_from_environment(environ)
-    check_scratch(environ)
+    scratch_root(environ)  # raises for a folder it cannot use
     check_preload(environ)
