@@ -5,9 +5,12 @@ harness made: a probe (import the candidate, say its digest) or an instance. An 
 the candidate (its imports run here), builds its ``env`` from the data it was sent (``_env``) with
 clients whose transport and clock are the pipe to the harness, makes the instance, says which
 methods it has, and then serves calls of the control API one at a time until the pipe closes.
-Every request, every reading of the clock and every sleep is a message to the harness, which
-answers it from the one world it keeps: the instance holds no part of the world, and its memory
-holds nothing of the harness's.
+Every request and every sleep is a message to the harness, which answers it from the one world it
+keeps: the instance holds no part of the world, and its memory holds nothing of the harness's. The
+time (the run's, and what the SDK's clock says when a scenario puts it on the run's) comes with
+every message from the harness: it moves only while the harness runs, so reading it asks nothing.
+A message that needs no answer (a stream closed) goes with the next one, in the same write: each
+write wakes the harness.
 
 While the instance waits for an answer, the harness may call it again (a webhook during a step, a
 cancellation while a write is in flight): such a call runs on the waiting thread, to its end,
@@ -33,7 +36,7 @@ import httpx
 
 from durable_harness.harness._libc import libc
 from durable_harness.harness.candidate._claims import check_report
-from durable_harness.harness.candidate._pipe import HungUp, plain, recv, send
+from durable_harness.harness.candidate._pipe import HungUp, frame, plain, recv, send
 
 __all__ = ["Limits", "run_child"]
 
@@ -52,23 +55,36 @@ class _Link:
         self.owner = threading.get_ident()
         self.instance: Any = None
         self.time: tuple[float, int] | None = None  # the run's time as the harness last said it
+        self.sdk_times: dict[str, Any] = {}  # what the SDK's stand-ins said then (``_sdk_time.times``)
+        self._notes: list[bytes] = []  # messages that need no answer, not sent yet
 
     def _heard(self, header: Mapping[str, Any]) -> None:
         stamp = header.get("t")
         if isinstance(stamp, list) and len(stamp) == 2:
             self.time = (float(stamp[0]), int(stamp[1]))
+            sdk = header.get("st")
+            self.sdk_times = sdk if isinstance(sdk, dict) else {}
 
     def notify(self, header: Mapping[str, Any]) -> None:
-        """Tell the harness something that needs no answer (it reads it before our next request)."""
+        """Tell the harness something that needs no answer: it goes with our next message, in the
+        same write (the harness, which only waits meanwhile, reads it first, as it would have)."""
         if threading.get_ident() == self.owner:
-            send(self.sock, header)
+            self._notes.append(frame(header))
+
+    def send(self, header: Mapping[str, Any], payload: bytes = b"") -> None:
+        """A message to the harness, after the notes not sent yet: one write, one wake-up."""
+        if self._notes:
+            notes, self._notes = self._notes, []
+            self.sock.sendall(b"".join(notes) + frame(header, payload))
+            return
+        send(self.sock, header, payload)
 
     def rpc(self, header: Mapping[str, Any], payload: bytes = b"") -> tuple[dict[str, Any], bytes]:
         """Ask the harness; serve the calls it makes meanwhile; return its answer."""
         if threading.get_ident() != self.owner:
             raise httpx.ConnectError("only the thread running a call of the control API reaches the world "
                                      "(the harness answers one call at a time)")
-        send(self.sock, header, payload)
+        self.send(header, payload)
         while True:
             answer, data = recv(self.sock)
             self._heard(answer)
@@ -83,15 +99,15 @@ class _Link:
         try:
             value = getattr(self.instance, method)(*args)
         except BaseException as err:  # anything, SystemExit included: the harness judges it, we only say it
-            send(self.sock, _error(err, method))
+            self.send(_error(err, method))
             return
         if method == "report":  # read here, where the object is: what is not JSON cannot cross the pipe
             claims, problem = check_report(value)
             if claims is None:
-                send(self.sock, {"k": "refused", "problem": problem})
+                self.send({"k": "refused", "problem": problem})
                 return
             value = claims
-        send(self.sock, {"k": "result", "v": plain(value)})
+        self.send({"k": "result", "v": plain(value)})
 
     def serve(self) -> None:
         while True:
@@ -203,6 +219,9 @@ class _PipeSdkTime:
         self._which = which
 
     def time(self) -> float:
+        said = self._link.sdk_times.get(self._which)  # as the harness said it with its last message
+        if isinstance(said, (int, float)):
+            return float(said)
         return float(self._link.rpc({"k": "sdk", "which": self._which, "op": "time"})[0]["v"])
 
     def sleep(self, seconds: float) -> None:

@@ -139,10 +139,15 @@ class _Child:
 
     # -- the conversation ----------------------------------------------------------------------
     def _send(self, header: Mapping[str, Any], payload: bytes = b"") -> None:
-        """Every message to the child carries the run's time (``t``: now, unix): time moves only
-        while the harness runs, so the child knows it until its next message without asking."""
+        """Every message to the child carries the run's time (``t``: now, unix), and what the SDK's
+        stand-ins on the run's clock say (``st``, when a scenario puts the SDK there): time moves
+        only while the harness runs, so the child knows both until its next message without asking."""
         clock = self._driver.clock_view
-        send(self.sock, {**header, "t": [clock.now(), clock.unix()]}, payload)
+        stamped = {**header, "t": [clock.now(), clock.unix()]}
+        sdk = sdk_time.times()
+        if sdk:
+            stamped["st"] = sdk
+        send(self.sock, stamped, payload)
 
     def converse(self, header: Mapping[str, Any] | None, payload: bytes, method: str) -> Any:
         """Send ``header`` (None: the child speaks first), serve the child until it answers, and

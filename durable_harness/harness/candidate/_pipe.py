@@ -20,7 +20,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["HungUp", "MAX_HEADER", "MAX_PAYLOAD", "PipeGarbage", "Silent", "plain", "recv", "send"]
+__all__ = ["HungUp", "MAX_HEADER", "MAX_PAYLOAD", "PipeGarbage", "Silent", "frame", "plain", "recv", "send"]
 
 _LENGTHS = struct.Struct(">II")  # the header's length, the payload's
 MAX_HEADER = 16 * 1024 * 1024  # a JobReport or a call's arguments: large, but not unbounded
@@ -39,9 +39,14 @@ class PipeGarbage(ValueError):
     """A message that is not one (the child wrote garbage on the pipe)."""
 
 
-def send(sock: socket.socket, header: Mapping[str, Any], payload: bytes = b"") -> None:
+def frame(header: Mapping[str, Any], payload: bytes = b"") -> bytes:
+    """One message as it goes on the pipe (several may go in one write: ``sendall`` of their sum)."""
     text = json.dumps(header, separators=(",", ":"), allow_nan=True).encode()
-    sock.sendall(_LENGTHS.pack(len(text), len(payload)) + text + payload)
+    return _LENGTHS.pack(len(text), len(payload)) + text + payload
+
+
+def send(sock: socket.socket, header: Mapping[str, Any], payload: bytes = b"") -> None:
+    sock.sendall(frame(header, payload))
 
 
 def recv(sock: socket.socket, timeout_s: float | None = None) -> tuple[dict[str, Any], bytes]:

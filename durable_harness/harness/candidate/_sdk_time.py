@@ -8,8 +8,9 @@ jitter from the run's seeded random stream. This is the one place the
 harness patches rather than injects: the SDK offers no way to pass a clock, and a candidate should
 be able to verify webhooks with the SDK unchanged. The patch is scoped to one run and undone after.
 
-The stand-ins of the run going on are kept here (``active``, ``answer``), whoever asks: a candidate
-in processes of its own asks for them over its pipe and patches its own SDK, so the harness's
+The stand-ins of the run going on are kept here (``active``, ``answer``, ``times``), whoever asks: a
+candidate in processes of its own is told their time with every message on its pipe, asks for a
+sleep or a random draw over it, and patches its own SDK, so the harness's
 process needs no SDK of its own for it (importing it cost a harness process about a quarter of a
 second of CPU and a third of its memory, which every crash point's fork copies). The harness's
 own SDK is patched only where it is: when it was imported already, or when an ``env`` is built in
@@ -26,7 +27,7 @@ from typing import Any
 
 from durable_harness.harness._clock import VirtualClock
 
-__all__ = ["active", "answer", "patch_here", "sdk_retries_on_virtual_time", "sdk_webhooks_on_virtual_time"]
+__all__ = ["active", "answer", "patch_here", "sdk_retries_on_virtual_time", "sdk_webhooks_on_virtual_time", "times"]
 
 
 class _VirtualTime:
@@ -65,6 +66,12 @@ def answer(which: str, op: str, value: float) -> float:
     if op == "random" and random_ is not None:
         return float(random_())
     return float(time_.time())
+
+
+def times() -> dict[str, float]:
+    """What each stand-in's ``time()`` says now (by ``which``; empty: none is active): sent with every
+    message to an instance, which then knows it without asking (it moves only while the harness runs)."""
+    return {which: float(time_.time()) for which, (time_, _) in _STAND_INS.items()}
 
 
 def patch_here() -> None:
