@@ -1,7 +1,7 @@
 """A scratch PostgreSQL database for one run: several worker processes share it.
 
-With ``workers: 2`` (or more) and candidate processes, every worker gets the same
-``DATABASE_URL``: a database made for the run on the PostgreSQL server at
+With ``workers: 2`` (or more) and candidate processes, or in any run with
+``DH_CANDIDATE_DATABASE=postgres``, every worker gets the same ``DATABASE_URL``: a database made for the run on the PostgreSQL server at
 ``DURABLE_HARNESS_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``, a role
 that may create databases) and dropped when the run ends, its connections with it. One worker
 keeps SQLite (the embedded default). A server that cannot be reached, or refuses, is the harness's
@@ -20,9 +20,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from durable_harness.harness._errors import HarnessError
 
-__all__ = ["POSTGRES_ENV", "ScratchDatabase", "admin_url"]
+__all__ = ["DATABASE_ENV", "POSTGRES_ENV", "ScratchDatabase", "admin_url", "wants_postgres"]
 
 POSTGRES_ENV = "DURABLE_HARNESS_POSTGRES"
+DATABASE_ENV = "DH_CANDIDATE_DATABASE"  # sqlite (default) or postgres: the database every run gives the candidate
 DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 CONNECT_TIMEOUT_S = 5
 _NUMBERS = itertools.count(1)
@@ -35,6 +36,16 @@ def admin_url(environ: Mapping[str, str]) -> str:
     if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
         raise HarnessError(f"{POSTGRES_ENV}={_shown(raw)!r} is not a PostgreSQL URL such as {DEFAULT_ADMIN_URL}")
     return raw
+
+
+def wants_postgres(environ: Mapping[str, str]) -> bool:
+    """Whether every run gives the candidate a scratch PostgreSQL database (``DH_CANDIDATE_DATABASE=postgres``),
+    even with one worker: a control plane built on a library that needs PostgreSQL (a durable-execution
+    engine) runs unchanged. Raise ``ValueError`` for a value that is neither ``sqlite`` nor ``postgres``."""
+    raw = (environ.get(DATABASE_ENV) or "").strip().lower() or "sqlite"
+    if raw not in ("sqlite", "postgres", "postgresql"):
+        raise ValueError(f"{DATABASE_ENV}={raw!r} is neither 'sqlite' (the default) nor 'postgres'")
+    return raw != "sqlite"
 
 
 class ScratchDatabase:

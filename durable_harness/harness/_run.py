@@ -23,7 +23,7 @@ from typing import Any
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
-from durable_harness.harness._postgres import ScratchDatabase, admin_url
+from durable_harness.harness._postgres import ScratchDatabase, admin_url, wants_postgres
 from durable_harness.harness._realtime import time_scale
 from durable_harness.harness._redact import redact_text
 from durable_harness.harness._rundoc import FORMAT, HISTORY_FILE, harness_provenance, redact, write_run
@@ -250,10 +250,13 @@ def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
     job_id = world.job["job_id"]
     done = _Execution()
     driver: Driver | None = None
+    scratch: ScratchDatabase | None = None
     try:
         unrunnable = driver_problem(scenario, candidate)
         if unrunnable is not None:
             raise CandidateFailed(unrunnable, setup=True)
+        if wants_postgres(os.environ):
+            scratch = _scratch_database(world, scenario)
         driver = world.driver = _driver(world, candidate)
         history.append(clock.now(), "phase", "harness", {"phase": "chaos"})
         driver.start()
@@ -293,7 +296,24 @@ def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
             done.restarts = driver.restarts
             done.candidate_errors = driver.candidate_errors
             driver.close()
+        _drop(scratch, done)
     return done
+
+
+def _scratch_database(world: World, scenario: Scenario) -> ScratchDatabase:
+    """A PostgreSQL database made for this run, given to every instance as ``DATABASE_URL``."""
+    scratch = ScratchDatabase(admin_url(os.environ), scenario.id)
+    world.shared_database = scratch.create()
+    world.history.append(world.clock.now(), "note", "harness", {"shared_database": f"postgresql: {scratch.name}"})
+    return scratch
+
+
+def _drop(scratch: ScratchDatabase | None, done: _Execution) -> None:
+    if scratch is not None:
+        try:
+            scratch.drop()
+        except HarnessError as err:
+            done.error = done.error or _harness_error(err)
 
 
 def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execution:
@@ -308,10 +328,8 @@ def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execu
         unrunnable = driver_problem(scenario, candidate)
         if unrunnable is not None:
             raise CandidateFailed(unrunnable, setup=True)
-        if is_command(candidate):  # worker processes share a scratch PostgreSQL database
-            scratch = ScratchDatabase(admin_url(os.environ), scenario.id)
-            world.shared_database = scratch.create()
-            history.append(clock.now(), "note", "harness", {"shared_database": f"postgresql: {scratch.name}"})
+        if is_command(candidate) or wants_postgres(os.environ):  # worker processes share a PostgreSQL database
+            scratch = _scratch_database(world, scenario)
         workers = world.workers = Workers(world, [_driver(world, candidate, f"worker-{n}")
                                                   for n in range(1, scenario.workers + 1)])
         world.driver = workers.drivers[0]
@@ -362,11 +380,7 @@ def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execu
             done.candidate_errors = workers.candidate_errors
             for driver in workers.drivers:
                 driver.close()
-        if scratch is not None:
-            try:
-                scratch.drop()
-            except HarnessError as err:
-                done.error = done.error or _harness_error(err)
+        _drop(scratch, done)
     return done
 
 
