@@ -75,6 +75,9 @@ class Gate:
         # A sweep's clean run forks a crash point here (``_sweep_fork``): at every request before
         # the heal, after the people acted and before the faults look at it.
         self.at_request: Callable[[FaultContext], None] | None = None
+        # What a request does to the world (service, route, request) -> its target names; the World
+        # sets it. Asked only when an armed trigger names a target.
+        self.classify: Callable[[str, str, Request], frozenset[str]] | None = None
 
     @property
     def faults(self) -> list[RequestFault]:
@@ -140,6 +143,11 @@ class Gate:
         if self.failure is not None:
             raise self.failure
 
+    def _classify(self, service: str, route: str, request: Request, op: int) -> frozenset[str]:
+        if self.classify is None:
+            return frozenset()
+        return self._guard(f"naming what a {service} request does", op, self.classify, service, route, request)
+
     # -- dispatch ------------------------------------------------------------------------
     def dispatch(self, process: str, raw: httpx.Request) -> httpx.Response:
         """``exchange`` for an httpx request (the in-process transport, the loopback servers)."""
@@ -171,7 +179,8 @@ class Gate:
         self._guard("an action of the world", op, self.nemesis.tick)
         ctx = FaultContext(service=service.name, route=route, request=request, process=process, op=op,
                            condition=self.nemesis.condition, error_response=self.error_responses.get(service.name),
-                           now_s=self.clock.now(), now_unix=self.clock.unix())
+                           now_s=self.clock.now(), now_unix=self.clock.unix(),
+                           classify=lambda: self._classify(service.name, route, request, op))
         if self.at_request is not None and not self.nemesis.healed:
             self._guard("forking a crash point of the sweep", op, self.at_request, ctx)
         armed = self.nemesis.armed()

@@ -112,6 +112,7 @@ class Nemesis:
 
     def _fire_world(self, action: Any) -> None:
         if action.state.fired == 0:
+            action.state.asked.append(None)  # its moment came: a chance, taken or not
             self.apply(action, Effect(action.kind, action.params), None, "world")
 
     def waiting(self) -> bool:

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from durable_harness.harness._coverage import coverage, strict_coverage
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
 from durable_harness.harness._postgres import ScratchDatabase, admin_url, wants_postgres
@@ -164,7 +165,8 @@ def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[st
     results: list[CheckResult] = []
     world_outcome = None
     if done.error is None:
-        inp = CheckInput(world.history, truth, done.claims, scenario, world.job, faults)
+        inp = CheckInput(world.history, truth, done.claims, scenario, world.job, faults,
+                         strict_coverage=strict_coverage())
         results = run_checkers(inp)
         crashed = [r for r in results if r.crashed]
         if crashed:
@@ -198,6 +200,7 @@ def _document(scenario: Scenario, candidate: str, seed: int, done: _Execution, r
         "error": done.error,
         "checkers": [r.to_json() for r in results],
         "faults": faults,
+        "coverage": {**coverage(faults), "strict": strict_coverage()},
         "counters": {r.name: r.count for r in results},
         "outcome": {"expected": scenario.expect.outcome, "truth": None,
                     "claimed": None if done.claims is None else done.claims.get("outcome")},

@@ -16,6 +16,7 @@ __all__ = ["check_settings"]
 
 def check_settings(environ: Mapping[str, str] = os.environ) -> None:
     """Raise ``ValueError`` naming the first variable whose value cannot be used."""
+    from durable_harness.harness._coverage import strict_coverage
     from durable_harness.harness._postgres import wants_postgres
     from durable_harness.harness._scratch import scratch_root
     from durable_harness.harness.candidate._forked import bounds_from_environment
@@ -25,3 +26,4 @@ def check_settings(environ: Mapping[str, str] = os.environ) -> None:
     scratch_root(environ)  # raises for a folder it cannot use
     check_preload(environ)
     wants_postgres(environ)
+    strict_coverage(environ)

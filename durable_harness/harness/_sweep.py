@@ -91,7 +91,7 @@ def point_scenario(base: Scenario, point: SweepPoint, real_time: bool = False) -
     reached* (coverage: the run was a clean run of the candidate, judged as one), never unknown.
     In-process the run up to the crash is the clean run, so a point it did not reach is unfired."""
     crash = FaultSpec(kind="crash", at=Trigger("*", "*", "*", nth=point.k), params={"point": point.point},
-                      past_end_ok=real_time)
+                      reach_required=not real_time)
     return dataclasses.replace(base, id=f"{base.id}-crash-{point.k}-{point.point}", faults=(crash,), sweep=None,
                                run_of=base.run_name)
 

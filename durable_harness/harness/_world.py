@@ -104,7 +104,7 @@ class World:
             for spec in services()}
         faults = [get_fault_kind(f.kind)(i, f.at, f.params) for i, f in enumerate(scenario.faults)]
         for fault, spec in zip(faults, scenario.faults):
-            fault.past_end_ok = spec.past_end_ok
+            fault.reach_required = spec.reach_required
         actions = [get_action_kind(a.kind)(len(faults) + i, a.at, {**a.params, "task_version": self._version_of[i]}
                                            if i in self._version_of else a.params,
                                            when=a.when, delay_s=a.delay_s, at_s=a.at_s)
@@ -119,12 +119,33 @@ class World:
         self.nemesis.schedule()
         self.gate = Gate(self.clock, self.history, [b.fake for b in self.services.values()], self.nemesis,
                          error_responses={name: b.error_response for name, b in self.services.items()})
+        self.gate.classify = self._classify
         self.webhooks = WebhookDelivery(self.services["openai"].fake, self.clock, self.history, self.nemesis)
         if scenario.services.get("openai", {}).get("webhooks_during_steps"):
             self.gate.during = self._webhooks_during_step
         self.clock.on_jump(self._record_jump)
         self._clients: list[httpx.Client] = []
         self.fork: Any = None  # a crash point forked from a sweep's clean run (``_sweep_fork``): it ends the run
+
+    def _classify(self, service: str, route: str, request: Any) -> frozenset[str]:
+        """What ``request`` does to the world, as its service names it (trigger targets)."""
+        built = self.services.get(service)
+        if built is None or built.classify is None:
+            return frozenset()
+        return built.classify(request, route, self._role_of)
+
+    def _role_of(self, kind: str, record: Mapping[str, Any]) -> str | None:
+        """The role of this run's job that a post or an upload (as ground truth would show it) is,
+        by the workload's own attribution (a watermark, the bytes of a generated image)."""
+        openai = self.services.get("openai")
+        owner = getattr(openai.fake, "payload_owner", None) if openai is not None else None
+        sha = record.get("sha256")
+        found = owner(sha) if kind == "media" and owner is not None and isinstance(sha, str) else None
+        payloads = {sha: found} if found else {}
+        truth = {"wordpress": {"posts" if kind == "post" else "media": [{"id": 0, **record}]},
+                 "openai": {"payloads": payloads}}
+        job_id = str(self.job["job_id"])
+        return next((e.role for e in self.workload.effects(truth) if e.job_id == job_id), None)
 
     def _workload_condition(self, check: Callable[[dict[str, Any], dict[str, Any], str | None], bool], arg: str | None) -> bool:
         return check(self.truth(), self.job, arg)

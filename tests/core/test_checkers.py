@@ -31,8 +31,9 @@ def history_with_creations(route: str, ids: list[int], lost_first: bool = False)
 
 
 def run(name: str, history: History, truth: dict[str, Any], claims: dict[str, Any] | None,
-        faults: list[dict[str, Any]] | None = None) -> CheckResult:
-    return run_checkers(CheckInput(history, truth, claims, SCENARIO, JOB, faults or []), [name])[0]
+        faults: list[dict[str, Any]] | None = None, *, strict_coverage: bool = False) -> CheckResult:
+    inp = CheckInput(history, truth, claims, SCENARIO, JOB, faults or [], strict_coverage=strict_coverage)
+    return run_checkers(inp, [name])[0]
 
 
 def good_claims(**extra: Any) -> dict[str, Any]:
@@ -118,7 +119,7 @@ def test_a_fault_that_never_fired_makes_the_run_unknown() -> None:
     op = h.invoke(0.0, "worker-1", {"service": "wordpress", "method": "POST", "route": "/wp/v2/posts"})
     h.complete(0.0, op, "ok", {"status": 201})
     r = run("faults_fired", h, {}, good_claims(), [fault_doc("unfired")])
-    assert r.verdict == "unknown" and "never fired" in r.because
+    assert r.verdict == "unknown" and "could not act on it" in r.because
     assert [w.index for w in r.witnesses] == [0]  # the last request on its channel
     assert run("faults_fired", h, {}, good_claims(), [fault_doc("fired", 1)]).verdict == "pass"
 
@@ -132,22 +133,33 @@ def test_a_crash_point_past_the_end_of_its_real_time_run_is_coverage_not_a_failu
     past = {**fault_doc("not_reached"), "kind": "crash", "at": "* *.* #53", "seen": 50}
     r = run("faults_fired", History(), {}, good_claims(), [past])
     assert r.verdict == "pass" and "0 of 1 scheduled fault fired" in r.because
-    assert "not reached" in r.because and "faults[0] crash at * *.* #53, after 50 requests" in r.because
+    assert "not reached" in r.because and "faults[0] crash at * *.* #53: fired 0 of 1, after 50 requests" in r.because
     assert run("faults_fired", History(), {}, good_claims(), [{**past, "status": "unfired"}]).verdict == "unknown"
 
 
-def test_a_fault_allowed_past_the_end_is_not_reached_only_when_its_trigger_was_not() -> None:
-    def status(past_end_ok: bool, seen: int, fired: bool = False) -> str:
+def test_strict_coverage_makes_a_fault_not_reached_or_not_exercised_unknown() -> None:
+    for status in ("not_reached", "not_exercised"):
+        doc = {**fault_doc(status), "reach": "the candidate made 1 requests that are update:article; it waited for #2"}
+        assert run("faults_fired", History(), {}, good_claims(), [doc]).verdict == "pass"
+        r = run("faults_fired", History(), {}, good_claims(), [doc], strict_coverage=True)
+        assert r.verdict == "unknown" and "--strict-coverage" in r.because, r.because
+    assert run("faults_fired", History(), {}, good_claims(), [fault_doc("fired", 1)], strict_coverage=True).verdict == "pass"
+
+
+def test_a_fault_not_reached_is_coverage_unless_its_point_had_to_be_reached_or_it_missed() -> None:
+    def status(reach_required: bool, seen: int, fired: bool = False, missed: bool = False) -> str:
         crash = get_fault_kind("crash")(0, Trigger("*", "*", "*", nth=5), {"point": "before"})
-        crash.past_end_ok = past_end_ok
+        crash.reach_required = reach_required
         crash.state.channel_seen = crash.state.seen = seen
+        if missed or fired:
+            crash.state.asked.append(5)
         if fired:
             crash.state.evidence.append({"op": 5})
         return str(crash.status)
 
-    assert status(True, 4) == "not_reached" and status(False, 4) == "unfired"
-    assert status(True, 5) == "unfired"  # reached, but it did not take effect: unknown still
-    assert status(True, 0) == "not_exercised" and status(True, 5, fired=True) == "fired"
+    assert status(False, 4) == "not_reached" and status(True, 4) == "unfired"
+    assert status(False, 5, missed=True) == "unfired"  # reached, but it did not take effect: unknown still
+    assert status(False, 0) == "not_exercised" and status(False, 5, fired=True) == "fired"
 
 
 def test_a_crashing_checker_is_unknown_never_pass_and_a_harness_error() -> None:

@@ -29,9 +29,11 @@ CASES = [  # (checker, candidate, scenario, verdict)
     ("invalid_reports", "tests.e2e.test_garbage_claims:garbage_once", "baseline", "fail"),
     # It takes the 503 as a definite failure and says "failed", truthfully: but the work was due.
     ("abandoned_jobs", "mutant:unknown-is-failure", "draft-503-before-write", "fail"),
-    # The mutant gives up after the first 503, so the second scheduled one never fires: unknown.
+    # The mutant gives up after the first 503, so the second scheduled one is not reached: coverage by
+    # default (abandoned_jobs above catches the giving up), unknown with --strict-coverage.
     ("faults_fired", "mutant:unknown-is-failure", "draft-503-before-write", "unknown"),
 ]
+STRICT = {"faults_fired"}  # the cases run with --strict-coverage (DH_STRICT_COVERAGE=1)
 
 
 def test_every_checker_has_a_case() -> None:
@@ -39,9 +41,35 @@ def test_every_checker_has_a_case() -> None:
 
 
 @pytest.mark.parametrize(("checker", "candidate", "scenario", "verdict"), CASES, ids=[c for c, *_ in CASES])
-def test_checker_catches_its_bug(checker: str, candidate: str, scenario: str, verdict: str) -> None:
+def test_checker_catches_its_bug(checker: str, candidate: str, scenario: str, verdict: str,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    if checker in STRICT:
+        monkeypatch.setenv("DH_STRICT_COVERAGE", "1")
     doc = run_scenario(load_scenario(REPO / "durable_harness" / "scenarios" / f"{scenario}.yaml"), candidate)
     result = next(c for c in doc["checkers"] if c["name"] == checker)
     assert result["verdict"] == verdict, f"{checker} on {candidate}/{scenario}: {result['because']}"
     assert result["because"]
     assert result["witnesses"], f"{checker} did not pass, without a witness"
+
+
+def test_a_fault_not_reached_is_coverage_and_the_escape_is_still_caught_by_liveness() -> None:
+    """The mutant gives up after the first 503: the fault's second firing is not reached (coverage,
+    not unknown), and the liveness checkers say the work that was due was not done."""
+    doc = run_scenario(load_scenario(REPO / "durable_harness" / "scenarios" / "draft-503-before-write.yaml"),
+                       "mutant:unknown-is-failure")
+    fault = doc["faults"][0]
+    assert fault["status"] == "not_reached" and fault["fired"] == 1, fault
+    assert "fired 1 of 2" in fault["reach"]
+    assert doc["coverage"]["fired"] == 1 and doc["coverage"]["scheduled"] == 2 and doc["coverage"]["not_reached"]
+    verdicts = {c["name"]: c["verdict"] for c in doc["checkers"]}
+    assert verdicts["faults_fired"] == "pass" and verdicts["abandoned_jobs"] == "fail"
+    assert doc["exit_code"] == 2
+
+
+def test_a_candidate_that_does_nothing_meets_no_fault_and_is_not_live() -> None:
+    """An idle candidate never creates the draft whose response the fault would lose: not reached,
+    and the run is a liveness failure, never a pass."""
+    doc = run_scenario(load_scenario(REPO / "durable_harness" / "scenarios" / "lost-draft-response.yaml"),
+                       "test_runs:idle")
+    assert doc["faults"][0]["status"] in ("not_reached", "not_exercised")
+    assert doc["liveness"] == "fail" and doc["exit_code"] == 2

@@ -124,6 +124,15 @@ class SessionsFake:
         """Fault hook: the newest artifact keeps its size, its bytes change (storage corruption)."""
         return self._state.artifacts.corrupt_latest()
 
+    def call_record(self, call_id: str) -> Mapping[str, Any] | None:
+        """What ground truth knows of a function call ever issued (tool ``name``, ``role``), or None:
+        the harness names a tool result by the tool it answers (``tool_result:wp_create_draft``)."""
+        return self._state.call_record(call_id)
+
+    def payload_owner(self, sha256: str) -> Mapping[str, Any] | None:
+        """Whose business payload these bytes are (``job_id``, ``task_version``, ``role``), or None."""
+        return self._state.payload_owner(sha256)
+
     def agent_working(self) -> bool:
         """Whether some agent is working right now (a session ``in_progress``): a turn is running
         and is not waiting for anyone. Fault triggers use it (``while: agent_working``)."""

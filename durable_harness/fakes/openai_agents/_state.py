@@ -90,6 +90,14 @@ class SessionsState:
             listener(type_, data)
 
     # -- queries ------------------------------------------------------------------------------
+    def call_record(self, call_id: str) -> Mapping[str, Any] | None:
+        """What ground truth knows of a function call ever issued (tool ``name``, ``role``, job), or None."""
+        return self._truth.call(call_id)
+
+    def payload_owner(self, sha256: str) -> Mapping[str, Any] | None:
+        """Whose business payload these bytes are (job, version, role), or None."""
+        return self._truth.payloads.get(sha256)
+
     def session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None or session.deleted:

@@ -13,6 +13,7 @@ What it deliberately does not do: judge anything, or see the candidate's side of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from durable_harness.fakes.openai_agents.brains import FunctionCall
@@ -26,6 +27,10 @@ class Truth:
         self.watermarks: dict[str, dict[str, str]] = {}
         self.tool_calls: list[dict[str, Any]] = []
         self._by_call: dict[str, dict[str, Any]] = {}
+
+    def call(self, call_id: str) -> Mapping[str, Any] | None:
+        """The record of a function call ever issued (its tool ``name``, ``role``, job), or None."""
+        return self._by_call.get(call_id)
 
     def call_issued(self, session_id: str, turn_id: str, call_id: str, call: FunctionCall, at_s: float) -> None:
         provenance = {"job_id": call.job_id, "task_version": call.task_version, "role": call.role}

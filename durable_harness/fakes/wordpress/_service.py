@@ -29,6 +29,7 @@ from durable_harness.fakes.wordpress._api import Api
 from durable_harness.fakes.wordpress._auth import Accounts
 from durable_harness.fakes.wordpress._routes import AUTH_MODES, Routes
 from durable_harness.fakes.wordpress._images import check_type, dimensions, sanitize_file_name
+from durable_harness.fakes.wordpress._intent import Intent, read_intent
 from durable_harness.fakes.wordpress._records import Clock, Item, MediaFile, PostChange
 from durable_harness.fakes.wordpress._state import WordPressState
 from durable_harness.fakes.wordpress._wire import Site
@@ -87,6 +88,11 @@ class WordPressFake:
 
     def credential(self, request: Request) -> str | None:
         return self._accounts.identify(request.header("authorization")).label
+
+    def intent(self, request: Request) -> Intent:
+        """What ``request`` asks of the site, read as the routes would read it, without doing it
+        (``_intent``): the harness names requests by what they do to the world."""
+        return read_intent(self._state, request, self.root)
 
     # -- the harness's controls --------------------------------------------------------------
     def revoke_app_password(self, number: int | None = None) -> list[int]:

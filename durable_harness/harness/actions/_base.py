@@ -75,11 +75,22 @@ class ScenarioAction(RequestFault):
 
     @property
     def status(self) -> str:
+        if self.request_triggered:
+            return super().status
         if self.state.fired >= self.scheduled:
             return "fired"
-        if self.request_triggered and self.state.channel_seen == 0:
-            return "not_exercised"
-        return "unfired"
+        # The world never came to its moment (the condition never held, the run ended before its
+        # time): coverage. It came and there was nothing to act on: unknown.
+        return "unfired" if self.state.missed else "not_reached"
+
+    def reach(self) -> str:
+        if self.request_triggered or self.status == "fired":
+            return super().reach()
+        if self.state.missed:
+            return "its moment came and it found nothing to act on, so the run proves nothing about it"
+        if self.at_s is not None:
+            return f"the run ended its chaos before t={self.at_s:g}s"
+        return f"the world never came to {self.when!r} in this run"
 
     def describe(self) -> dict[str, Any]:
         if self.at_s is not None:

@@ -68,6 +68,7 @@ class CheckInput:
     scenario: Scenario
     job: Mapping[str, Any]
     faults: Sequence[Mapping[str, Any]] = field(default_factory=tuple)
+    strict_coverage: bool = False  # a fault not reached or not exercised is unknown (``--strict-coverage``)
 
     @property
     def workload(self) -> Workload:

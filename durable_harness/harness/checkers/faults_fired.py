@@ -1,13 +1,19 @@
-"""faults fired: a scheduled fault whose channel the candidate used but that never fired makes the
-run unknown: if the lost response never happened, a clean run proves nothing about lost responses.
+"""faults fired: a scheduled fault that met the request it waits for and could not act on it makes
+the run unknown: if the lost response never happened, a clean run proves nothing about lost
+responses.
 
-A fault whose channel the candidate never used at all (a control plane that polls never opens the
-event stream) was *not exercised*: coverage the report shows, not a failure, because the design is
-one the contract allows. So is a sweep's crash point, run in real time, that its run never reached
-(the run ended its chaos in fewer requests: ``FaultSpec.past_end_ok``). Nothing is hidden: the
-because line names every such fault."""
+A fault the candidate's design never met is coverage, not a failure: *not exercised* (the candidate
+never used its channel: a control plane that polls never opens the event stream) or *not reached*
+(it used the channel but never made the request the fault waits for: it read its post back after an
+error instead of sending the update again; no request came while the condition held; a sweep's
+crash point lay past the end of its real-time run). The design is one the contract allows; whether
+the job still got done is the liveness checkers' to say. Nothing is hidden: the because line names
+every such fault and why. With ``--strict-coverage`` they make the run unknown too."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, pluralise, witness
 from durable_harness.harness.faults import Trigger
@@ -21,27 +27,42 @@ def check(inp: CheckInput) -> CheckResult:
     note = ("; not exercised (the candidate never used their channel): " + "; ".join(
         f"faults[{f['index']}] {f['kind']} on {f.get('channel')}" for f in idle)) if idle else ""
     if past:
-        note += ("; not reached (this run, in real time, ended its chaos first, so it was a clean run): " + "; ".join(
-            f"faults[{f['index']}] {f['kind']} at {f['at']}, after {pluralise(int(f.get('seen', 0)), 'request')}"
-            for f in past))
-        idle = idle + past
+        note += "; not reached (the candidate's design never made the request they wait for): " + "; ".join(
+            _reach(f) for f in past)
     if unfired:
-        what = "; ".join(f"faults[{f['index']}] {f['kind']} at {f['at']}: fired {f.get('fired', 0)} of "
-                         f"{f.get('scheduled', 1)}, {f.get('seen', 0)} requests on its channel" for f in unfired)
+        what = "; ".join(_reach(f) for f in unfired)
         return CheckResult("faults_fired", "safety", "unknown", len(unfired),
-                           f"{pluralise(len(unfired), 'scheduled fault')} never fired although the candidate used "
-                           f"their channel, so the run proves nothing about them: {what}{note}",
+                           f"{pluralise(len(unfired), 'scheduled fault')} met the candidate's request and could not "
+                           f"act on it, so the run proves nothing about them: {what}{note}",
                            tuple(w for f in unfired for w in _last_on_channel(inp, int(f["index"]))))
-    fired = len(inp.faults) - len(idle)
+    fired = len(inp.faults) - len(idle) - len(past)
+    if inp.strict_coverage and (idle or past):
+        untested = idle + past
+        return CheckResult("faults_fired", "safety", "unknown", len(untested),
+                           f"--strict-coverage: {pluralise(len(untested), 'scheduled fault')} did not fire on this "
+                           f"candidate's design, so the scenario did not test all it names{note}",
+                           tuple(w for f in untested for w in _last_on_channel(inp, int(f["index"]))))
     return CheckResult("faults_fired", "safety", "pass", 0, f"{fired} of {pluralise(len(inp.faults), 'scheduled fault')} "
                        f"fired{note}")
 
 
+def _reach(f: Mapping[str, Any]) -> str:
+    head = f"faults[{f['index']}] {f['kind']} at {f['at']}"
+    reach = f.get("reach") or (f"fired {f.get('fired', 0)} of {f.get('scheduled', 1)}, after "
+                               f"{pluralise(int(f.get('seen', 0)), 'request')} on its channel")
+    return f"{head}: {reach}"
+
+
+def _entries(inp: CheckInput) -> Sequence[Any]:
+    return [*inp.scenario.faults, *inp.scenario.actions]
+
+
 def _last_on_channel(inp: CheckInput, index: int) -> tuple[Witness, ...]:
     """The last request on the fault's channel: where the trigger was still not reached."""
-    if index >= len(inp.scenario.faults):
+    entries = _entries(inp)
+    if index >= len(entries) or entries[index].at is None:
         return ()
-    at: Trigger = inp.scenario.faults[index].at
+    at: Trigger = entries[index].at
     pattern = at.pattern()
     last = None
     for entry in inp.history.of_type("invoke"):
@@ -52,5 +73,4 @@ def _last_on_channel(inp: CheckInput, index: int) -> tuple[Witness, ...]:
             last = entry
     if last is None:
         return ()
-    return (witness(last, f"the last request on the channel of faults[{index}] ({at.describe()}); the trigger was "
-                          "never reached"),)
+    return (witness(last, f"the last request on the channel of faults[{index}] ({at.describe()})"),)

@@ -6,16 +6,24 @@ implements ``action``. This class counts the requests on the fault's channel and
 its trigger, decides whether this request is one of the firings, and derives the fault's status
 from the evidence the gate records (was the request committed? what did the fake answer?).
 
+A fault fires on the matches of its trigger from the ``nth`` on, until it has fired ``times``
+times: a match it could not act on (no evidence) leaves it armed for the next one. An ``action``
+that returns ``Skip`` says the request was no chance for it (it only watched it).
+
 Status, for reports and the ``faults_fired`` checker:
 
 * ``fired``: it took effect as often as scheduled;
 * ``not_exercised``: the candidate never used the fault's channel (a control plane that polls
   never opens the event stream). Coverage, not a failure: the run says it was not tested;
-* ``not_reached``: a fault allowed to lie past the run's end (``past_end_ok``: a sweep's crash point
-  run in real time) whose run ended its chaos before the trigger's n-th request. Coverage too: that
-  run was a clean run of the candidate, judged as one, and the point was not tested in it;
-* ``unfired``: the channel was used but the trigger was never reached, or the fault found nothing
-  to act on. The run proves nothing about it: unknown, which fails closed.
+* ``not_reached``: the candidate used the channel but never made (again) the request the fault
+  waits for: it reconciled by reading instead of sending the update again, it made no request
+  while the condition held, or the run ended its chaos first. Its design took another way, which
+  the contract allows: coverage, shown as such, not a failure (``--strict-coverage`` makes it one).
+  Whether the job still got done is the liveness checkers' to say;
+* ``unfired``: the candidate made the request the fault waits for and the fault found nothing to
+  act on (a lag that hid nothing, a sandbox already gone), or a point that must be reached was not
+  (``reach_required``: an in-process sweep's crash point, whose run up to the crash is the clean
+  run). The run proves nothing about it: unknown, which fails closed.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from durable_harness.harness.faults._base import Action, FaultContext, FaultState, Trigger
+from durable_harness.harness.faults._base import Action, FaultContext, FaultState, Skip, Trigger
 
 __all__ = ["FAULT_STATUSES", "RequestFault"]
 
@@ -59,7 +67,7 @@ class RequestFault:
         self.state = FaultState()
         self._pattern = trigger.pattern()
         self._firing_op: int | None = None
-        self.past_end_ok = False  # see ``FaultSpec.past_end_ok``; the world sets it
+        self.reach_required = False  # see ``FaultSpec.reach_required``; the world sets it
 
     # The gate calls ``observe`` once per request (before delivery), then ``before`` and ``after``.
     def observe(self, ctx: FaultContext) -> None:
@@ -67,11 +75,20 @@ class RequestFault:
         if (t.service not in ("*", ctx.service) or t.method not in ("*", ctx.request.method)
                 or not self._pattern.match(ctx.route)):
             return
-        self.state.channel_seen += 1
+        if t.target is not None:
+            does = ctx.does()
+            if t.verb not in does:
+                return
+            self.state.channel_seen += 1
+            if t.target not in does:
+                return
+        else:
+            self.state.channel_seen += 1
         if t.condition is not None and not ctx.condition(t.condition):
             return
         self.state.seen += 1
-        if t.nth <= self.state.seen and (t.times is None or self.state.seen < t.nth + t.times):
+        self.state.last_seen_op = ctx.op
+        if t.nth <= self.state.seen and (t.times is None or self.state.fired < t.times):
             self._firing_op = ctx.op
 
     def before(self, ctx: FaultContext) -> Action | None:
@@ -85,7 +102,11 @@ class RequestFault:
 
     def _fire(self, ctx: FaultContext) -> Action | None:
         self._firing_op = None  # the gate records the evidence (and so the firing) if it takes effect
-        return self.action(ctx)
+        action = self.action(ctx)
+        if isinstance(action, Skip):  # no chance for it: not counted against it
+            return None
+        self.state.asked.append(ctx.op)
+        return action
 
     def action(self, ctx: FaultContext) -> Action | None:
         """What to do to this request; None when there is nothing to act on (then it has not fired)."""
@@ -108,7 +129,32 @@ class RequestFault:
             return "fired"
         if self.state.channel_seen == 0:
             return "not_exercised"
-        return "not_reached" if self.past_end_ok and self.state.seen < self.trigger.nth else "unfired"
+        if self.state.missed or self.reach_required:
+            return "unfired"
+        return "not_reached"
+
+    def reach(self) -> str:
+        """Why a fault that did not fire as scheduled did not, in one line (empty once fired)."""
+        st, t = self.state, self.trigger
+        status = self.status
+        if status == "fired":
+            return ""
+        what = f"requests that are {t.target}" if t.target is not None else f"requests on {t.method} {t.service}{t.route}"
+        when = f" while {t.condition} held" if t.condition else ""
+        if status == "not_exercised":
+            return f"the candidate made no {what.removeprefix('requests that are ')}: it never used the fault's channel"
+        if status == "unfired" and st.missed:
+            return (f"it met {st.missed} of the candidate's {what}{when} and found nothing to act on each time, "
+                    f"so the run proves nothing about it")
+        if status == "unfired":
+            return f"the candidate made {st.seen} {what}{when}; this point had to be reached, and was not"
+        if st.seen == 0:
+            return (f"none of the candidate's {st.channel_seen} requests on its channel ({self.trigger.channel()}) "
+                    f"{'came' + when if t.condition else 'matched'}")
+        if st.fired:
+            return (f"fired {st.fired} of {self.scheduled}: after that the candidate made no other of its "
+                    f"{what}{when} ({st.seen} in all)")
+        return f"the candidate made {st.seen} {what}{when}; the fault waited for #{t.nth}"
 
     def describe(self) -> dict[str, Any]:
         return {"index": self.index, "kind": self.kind, "at": self.trigger.describe(),
@@ -116,6 +162,10 @@ class RequestFault:
 
     def to_json(self) -> dict[str, Any]:
         """The fault as run.json records it: what it was, and what it did."""
-        return {**self.describe(), "channel": self.trigger.channel(), "scheduled": self.scheduled,
-                "fired": self.state.fired, "seen": self.state.channel_seen, "status": self.status,
-                "evidence": [dict(e) for e in self.state.evidence]}
+        doc = {**self.describe(), "channel": self.trigger.channel(), "scheduled": self.scheduled,
+               "fired": self.state.fired, "seen": self.state.channel_seen, "matched": self.state.seen,
+               "status": self.status, "evidence": [dict(e) for e in self.state.evidence]}
+        reach = self.reach()
+        if reach:
+            doc["reach"] = reach
+        return doc

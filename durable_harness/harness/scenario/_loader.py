@@ -15,7 +15,7 @@ It deliberately does not run anything; it only turns files into ``Scenario`` rec
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -163,6 +163,7 @@ def _check_names(path: Path, raw: dict[str, Any]) -> None:
 
     workers = int(raw.get("workers", 1))
     for i, fault in enumerate(raw.get("faults") or []):
+        _check_target(path, f"faults[{i}].at", fault.get("at") or {})
         cls = get_fault_kind(str(fault.get("kind")))
         problem = cls.param_problem(fault) or cls.scenario_problem(fault, raw)
         if problem is not None:
@@ -182,6 +183,7 @@ def _check_names(path: Path, raw: dict[str, Any]) -> None:
     if raw.get("sweep") and raw.get("faults"):
         raise ScenarioError(f"{path}: faults: a sweep scenario places its own crashes; give faults: [] (got {len(raw['faults'])})")
     for i, action in enumerate(raw.get("actions", [])):
+        _check_target(path, f"actions[{i}].at", action.get("at") or {})
         triggers = [t for t in ("at", "when", "at_s") if t in action]
         if len(triggers) != 1:
             raise ScenarioError(f"{path}: actions[{i}]: give exactly one trigger of at, when and at_s "
@@ -227,5 +229,24 @@ def _build(path: Path, raw: dict[str, Any]) -> Scenario:
 
 
 def _trigger(at: dict[str, Any]) -> Trigger:
-    return Trigger(service=at["service"], method=at["method"], route=at["route"], nth=at.get("nth", 1),
-                   times=None if at.get("times") == "all" else at.get("times", 1), condition=at.get("while"))
+    return Trigger(service=at["service"], method=at.get("method", "*"), route=at.get("route", "*"), nth=at.get("nth", 1),
+                   times=None if at.get("times") == "all" else at.get("times", 1), condition=at.get("while"),
+                   target=at.get("target"))
+
+
+def _check_target(path: Path, where: str, at: Mapping[str, Any]) -> None:
+    """A target names a verb of the service the trigger names (the schema knows every service's verbs)."""
+    from durable_harness.harness.services import get_service, service_names
+
+    target = at.get("target")
+    if target is None:
+        return
+    service = str(at.get("service"))
+    verb = str(target).split(":", 1)[0]
+    if service not in service_names():
+        raise ScenarioError(f"{path}: {where}.service: {_show(service)} offers no targets; a target ({_show(target)}) "
+                            f"needs one service of: {', '.join(n for n in service_names() if get_service(n).targets)}")
+    offered = get_service(service).targets
+    if verb not in offered:
+        raise ScenarioError(f"{path}: {where}.target: {_show(target)} is no target of {service}; its verbs: "
+                            f"{', '.join(offered) or '(none)'}")

@@ -30,10 +30,10 @@ class FaultSpec:
     kind: str
     at: Trigger
     params: Mapping[str, Any] = field(default_factory=dict)
-    # The trigger's n-th request may lie past the end of the run's chaos: then the fault is *not
-    # reached* (coverage), not unfired. Never from a file: a sweep's crash point run in real time,
-    # whose run may make fewer requests than the clean run it was drawn from.
-    past_end_ok: bool = False
+    # The trigger's n-th request must be reached: a fault that was not is *unfired* (unknown), not
+    # *not reached* (coverage). Never from a file: an in-process sweep's crash point, whose run up to
+    # the crash is the clean run it was drawn from (in real time a run may make fewer requests).
+    reach_required: bool = False
 
 
 @dataclass(frozen=True)

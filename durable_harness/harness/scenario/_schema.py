@@ -65,6 +65,9 @@ def scenario_schema() -> dict[str, Any]:
     at = defs["at"]["properties"]
     at["service"] = {"enum": [*channels, "*"]}
     at["while"] = {"type": "string", "pattern": "^(" + "|".join(conditions or ["(?!)"]) + r")(:[A-Za-z0-9_.-]+)?$"}
+    verbs = sorted({v for s in services for v in s.targets})
+    at["target"] = {"type": "string", "maxLength": 200,
+                    "pattern": "^(" + "|".join(verbs or ["(?!)"]) + r")(:[A-Za-z0-9_.:-]+)?$"}
     defs["fault"] = {"type": "object", "required": ["kind", "at"], "properties": {"kind": {"enum": fault_kinds()}},
                      "allOf": [_fault_rule(kind) for kind in fault_kinds()]}
     defs["action"] = {"type": "object", "required": ["kind"], "properties": {"kind": {"enum": action_kinds()}},

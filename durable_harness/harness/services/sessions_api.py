@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from durable_harness.harness._seeds import component_random, derive_seed
 from durable_harness.harness.services._registry import BuiltService, ServiceContext, ServiceSpec, register_service
+from durable_harness.harness.services._sessions_targets import TARGETS, classify
 from durable_harness.wire import Response
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def _build(ctx: ServiceContext) -> BuiltService:
         "OPENAI_BASE_URL": url, "OPENAI_API_KEY": api_key, "OPENAI_WEBHOOK_SECRET": webhook_secret,
         "OPENAI_MAX_RETRIES": retries})
     return BuiltService(fake=fake, endpoint=endpoint, secrets=(api_key, webhook_secret), error_response=_error_response,
-                        conditions=_conditions(fake), effects=_effects(ctx, fake))
+                        conditions=_conditions(fake), effects=_effects(ctx, fake),
+                        classify=lambda request, route, role_of: classify(fake, request, route, role_of))
 
 
 def _conditions(fake: SessionsFake) -> dict[str, Any]:
@@ -103,6 +105,7 @@ SPEC = register_service(ServiceSpec(
     conditions={"agent_working": "some session is in_progress: a turn runs and waits for no one",
                 "tool_call_pending": "a function call waits for its result (tool_call_pending:NAME: one of tool NAME)"},
     channels=("webhooks",),
+    targets=TARGETS,
     options_schema={
         "sdk_max_retries": {"type": "integer", "minimum": 0, "maximum": 5, "default": 0,
                             "description": "the openai SDK's own retries in the candidate's client (0: retrying is yours)"},

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from durable_harness.fakes.wordpress._busy import EDITOR_ACTIONS
 from durable_harness.harness._seeds import component_random
 from durable_harness.harness.services._registry import BuiltService, ServiceContext, ServiceSpec, register_service
+from durable_harness.harness.services._wordpress_targets import TARGETS, classify
 from durable_harness.wire import Response
 
 if TYPE_CHECKING:
@@ -158,7 +159,8 @@ def _build(ctx: ServiceContext) -> BuiltService:
     served: Any = FencingGateway(fake) if ctx.options.get("fencing") == "header" else fake
     return BuiltService(fake=served, endpoint=endpoint, secrets=(password, password.replace(" ", ""), f"{USERNAME}:{password}",
                                                     f"{USERNAME}:{password.replace(' ', '')}"),
-                        error_response=_error_response)
+                        error_response=_error_response,
+                        classify=lambda request, route, role_of: classify(fake, request, route, role_of))
 
 
-SPEC = register_service(ServiceSpec(name="wordpress", build=_build, options_schema=OPTIONS_SCHEMA))
+SPEC = register_service(ServiceSpec(name="wordpress", build=_build, options_schema=OPTIONS_SCHEMA, targets=TARGETS))
