@@ -221,6 +221,11 @@ class Runner:
             verdict, payload = self.coding.check(job, session, args)
             if verdict in ("retry", "revoked"):
                 return None
+            if verdict == "refuse":
+                signature = f"refused:{job.job_id}/v{job.version}:{args.get('artifact_id')}:{args.get('sha256')}"
+                if self.store.bump_counter(signature) > 1:
+                    # the very delivery refused before, asked again: asking for a redo changed nothing
+                    self.jobs.set_if_unset(job, "failed_reason", f"the same refused report came again: {payload}")
             return verdict == "accept", payload
         action = self.article.action_for(job, name, args)
         if isinstance(action, str):
