@@ -15,7 +15,6 @@ write.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,14 +38,12 @@ class Leases:
         self.settings = settings
         self.instance = instance
         self._lock_engine = sa.create_engine(settings.sqlalchemy_url, poolclass=sa.pool.NullPool)
-        self._held: dict[str, sa.Connection] = {}
-        self._mutex = threading.Lock()
 
     @property
     def ttl_real(self) -> float:
         return self.settings.real(self.settings.lease_ttl_s)
 
-    def ensure(self, job_id: str) -> int | None:
+    def ensure(self, job_id: str, holding_lock: bool = False) -> int | None:
         """Hold the job's lease: renew it, or take it over when it is free, expired (and its
         write lock is free) or held by a dead earlier instance of this worker. Returns the fencing
         token, or None while another live worker holds it."""
@@ -64,7 +61,8 @@ class Leases:
                           .values(expires_at=now + self.ttl_real))
                 return int(row.token)
             mine_before = row.owner_worker == self.settings.worker_id
-            if not mine_before and (row.expires_at > now or not self.write_lock_free(job_id)):
+            if not mine_before and (row.expires_at > now or not (
+                    holding_lock or self.write_lock_free(job_id))):
                 return None
             token = int(row.token) + 1
             c.execute(leases.update().where(leases.c.job_id == job_id).values(
@@ -80,15 +78,12 @@ class Leases:
         return (row.owner_worker, float(row.expires_at)) if row is not None else None
 
     def check_and_renew(self, job_id: str) -> int:
-        """Right before a write (under the write lock): still ours? Renew and give the token."""
-        with self.engine.begin() as c:
-            row = c.execute(sa.select(leases).where(leases.c.job_id == job_id)
-                            .with_for_update()).first()
-            if row is None or row.owner_instance != self.instance:
-                raise Forbidden("lease: another worker holds the job")
-            c.execute(leases.update().where(leases.c.job_id == job_id)
-                      .values(expires_at=time.time() + self.ttl_real))
-            return int(row.token)
+        """Right before a write, holding the write lock: the lease must be ours (renewed now, or
+        taken over under the same rules as ``ensure``); otherwise the write is not sent."""
+        token = self.ensure(job_id, holding_lock=True)
+        if token is None:
+            raise Forbidden("lease: another worker holds the job")
+        return token
 
     def write_lock_free(self, job_id: str) -> bool:
         """Whether no one holds the job's write lock now (probed on a connection of its own)."""

@@ -44,8 +44,8 @@ def _settle_setter(op: Op, post_id: int | None) -> None:
         applied = all(_raw(post.get(k)) == v or str(_raw(post.get(k))) == str(v)
                       for k, v in intent.items())
     elif op.kind == "wp_set_seo" and isinstance(intent, dict):
-        meta = post.get("meta") if isinstance(post.get("meta"), dict) else {}
-        applied = bool(meta) and meta.get("rank_math_title") == intent.get("title")
+        meta = post.get("meta")
+        applied = isinstance(meta, dict) and meta.get("rank_math_title") == intent.get("title")
     else:
         applied = False
     if applied:

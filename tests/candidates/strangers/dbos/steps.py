@@ -33,7 +33,11 @@ def safe(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> dict[str, Any]:
         try:
-            return fn(*args, **kwargs)
+            out = fn(*args, **kwargs)
+            quiet = out.get("do") in ("wait", "approval") or out.get("state") == "waiting"
+            if not quiet:
+                print(f"{time.time():.3f} {fn.__name__} -> {json.dumps(out)[:160]}", flush=True)
+            return out
         except Exception as exc:  # noqa: BLE001 - a step must hand back, never raise
             print(f"step {fn.__name__} failed: {exc!r}\n{traceback.format_exc()}", flush=True)
             return {"error": repr(exc)[:300]}

@@ -32,15 +32,16 @@ def supervise_once(started: set[str]) -> None:
                 started.add(row.workflow_id)
                 start_job(row.job_id, row.version)
             continue
-        if status.status != "PENDING" or status.executor_id == r.settings.worker_id:
+        owner = status.executor_id
+        if status.status != "PENDING" or owner is None or owner == r.settings.worker_id:
             continue
         holder = r.leases.holder(row.job_id)
         if holder is not None and holder[1] > time.time():
             continue
         if not r.leases.write_lock_free(row.job_id):
             continue
-        print(f"recovering {row.workflow_id} from {status.executor_id}", flush=True)
-        DBOS._recover_pending_workflows([status.executor_id])
+        print(f"recovering {row.workflow_id} from {owner}", flush=True)
+        DBOS._recover_pending_workflows([owner])
 
 
 def run(stop: threading.Event, interval_s: float) -> None:

@@ -78,7 +78,7 @@ class ToolRunner:
             and article.remote_id else None
         if name in ("wp_update_post", "wp_set_seo", "wp_get_post"):
             try:
-                wanted = int(args.get("post_id"))
+                wanted = int(str(args.get("post_id")))
             except (TypeError, ValueError):
                 return answer(False, error="post_id must be an integer")
             if post_id is None or wanted != post_id:
