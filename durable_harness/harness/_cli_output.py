@@ -74,5 +74,21 @@ def final_lines(docs: Sequence[Mapping[str, Any]], what: str, code: int, meaning
                       f"     {first.scenario}: {first.because}", f"     reproduce: {first.reproduce}"]
         if len(found) > _TOP:
             lines.append(f"  ... and {len(found) - _TOP} more findings in the report")
+    cov = _coverage_line(docs)
+    if cov:
+        lines.append(cov)
     lines.append(f"report: {html}" if html is not None else "report: none written (nothing ran)")
     return lines
+
+
+def _coverage_line(docs: Sequence[Mapping[str, Any]]) -> str:
+    """``coverage: 98/101 (97%) of the scheduled faults and actions took effect; 3 not reached``."""
+    from durable_harness.reports._facts import coverage_text, total_coverage
+
+    fired, scheduled = total_coverage(docs)
+    if scheduled == 0:
+        return ""
+    statuses = [f.get("status") for d in docs for f in d.get("faults") or ()]
+    untested = [f"{statuses.count(s)} {s.replace('_', ' ')}" for s in ("not_reached", "not_exercised") if s in statuses]
+    return (f"coverage: {coverage_text(fired, scheduled)} of the scheduled faults and actions took effect"
+            + (f"; {', '.join(untested)} (the candidate's design never met them: see the report)" if untested else ""))

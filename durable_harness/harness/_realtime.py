@@ -134,7 +134,12 @@ class RealBound:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self._end = time.monotonic() + seconds
+        self._start = time.monotonic()
+        self._end = self._start + seconds
+
+    def elapsed(self) -> float:
+        """Real seconds since the bound began (how long a start took)."""
+        return time.monotonic() - self._start
 
     def remaining(self) -> float:
         return max(0.0, self._end - time.monotonic())

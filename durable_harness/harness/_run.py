@@ -80,6 +80,7 @@ class _Execution:
     steps: int = 0
     restarts: int = 0
     candidate_errors: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    startups_s: list[float] = dataclasses.field(default_factory=list)  # a process's starts, in real seconds
 
 
 def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None, *,
@@ -174,8 +175,11 @@ def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[st
                           + "; ".join(f"checker {r.name} crashed ({r.crashed})" for r in crashed)}
         world_outcome = world.workload.outcome(truth, world.job).outcome
     doc = _document(scenario, candidate, seed, done, results, faults)
-    doc.update(truth=truth, timings={"virtual_s": round(world.clock.now(), 6), "steps": done.steps,
-                                     "requests": world.gate.requests, "restarts": done.restarts},
+    timings: dict[str, Any] = {"virtual_s": round(world.clock.now(), 6), "steps": done.steps,
+                               "requests": world.gate.requests, "restarts": done.restarts}
+    if done.startups_s:  # a process's starts: real time, outside the run's own (its clock stood still)
+        timings["startup_s"] = done.startups_s
+    doc.update(truth=truth, timings=timings,
                history={"file": HISTORY_FILE, "entries": len(world.history), "digest": world.history.digest()})
     doc["outcome"]["truth"] = world_outcome
     return doc
@@ -298,6 +302,7 @@ def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
         if driver is not None:
             done.restarts = driver.restarts
             done.candidate_errors = driver.candidate_errors
+            done.startups_s = list(getattr(driver, "startups_s", []))
             driver.close()
         _drop(scratch, done)
     return done
@@ -381,6 +386,7 @@ def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execu
         if workers is not None:
             done.restarts = workers.restarts
             done.candidate_errors = workers.candidate_errors
+            done.startups_s = [s for d in workers.drivers for s in getattr(d, "startups_s", [])]
             for driver in workers.drivers:
                 driver.close()
         _drop(scratch, done)

@@ -21,9 +21,11 @@ def check_settings(environ: Mapping[str, str] = os.environ) -> None:
     from durable_harness.harness._scratch import scratch_root
     from durable_harness.harness.candidate._forked import bounds_from_environment
     from durable_harness.harness.candidate._preload import check_preload
+    from durable_harness.harness.candidate._process import startup_timeout_s
 
     bounds_from_environment(environ)
     scratch_root(environ)  # raises for a folder it cannot use
     check_preload(environ)
     wants_postgres(environ)
     strict_coverage(environ)
+    startup_timeout_s(environ)

@@ -13,6 +13,7 @@ It deliberately does not choose what to check: each point is a normal scenario r
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,8 +112,8 @@ def run_point(base: Scenario, point: SweepPoint, candidate: str, seed: int | Non
 
 def point_reproduce(base: Scenario, point: SweepPoint, candidate: str, seed: int) -> str:
     """The command that runs just this point again."""
-    return (f"durable-harness sweep --candidate {candidate} --scenario {base.source} "
-            f"--seed {seed} --point {point.label}")
+    return " ".join(["durable-harness", "sweep", "--candidate", shlex.quote(candidate), "--scenario",
+                     shlex.quote(str(base.source)), "--seed", str(seed), "--point", shlex.quote(point.label)])
 
 
 def sweep(base: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None) -> Iterator[tuple[SweepPoint, dict[str, Any]]]:

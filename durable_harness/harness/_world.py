@@ -117,6 +117,9 @@ class World:
                                actions=actions)
         self.nemesis.world = self
         self.nemesis.schedule()
+        sessions = self.services.get("openai")
+        if sessions is not None and hasattr(sessions.fake, "hold_thoughts"):
+            sessions.fake.hold_thoughts(self._awaited_while_working)
         self.gate = Gate(self.clock, self.history, [b.fake for b in self.services.values()], self.nemesis,
                          error_responses={name: b.error_response for name, b in self.services.items()})
         self.gate.classify = self._classify
@@ -126,6 +129,16 @@ class World:
         self.clock.on_jump(self._record_jump)
         self._clients: list[httpx.Client] = []
         self.fork: Any = None  # a crash point forked from a sweep's clean run (``_sweep_fork``): it ends the run
+
+    def _awaited_while_working(self) -> bool:
+        """Whether a fault or an action still waits for a request made while the agent works: the agent
+        then keeps working a little longer (bounded), so that a design that polls at its own pace,
+        or a process whose real time runs ``scale`` times faster, makes one while it does."""
+        for entry in self.nemesis.plan:
+            waits = entry.trigger.condition == "agent_working" or getattr(entry, "when", None) == "agent_working"
+            if waits and entry.state.fired < entry.scheduled and not (self.nemesis.healed and entry in self.faults):
+                return True
+        return False
 
     def _classify(self, service: str, route: str, request: Any) -> frozenset[str]:
         """What ``request`` does to the world, as its service names it (trigger targets)."""

@@ -65,6 +65,14 @@ def _keep_candidate_db(keep: bool) -> None:
         os.environ[KEEP_DB] = "1"
 
 
+def _strict_coverage(strict: bool) -> None:
+    """``--strict-coverage``: the runs (and the workers of ``run -j``, which inherit it) read it there."""
+    from durable_harness.harness._coverage import STRICT_COVERAGE_ENV
+
+    if strict:
+        os.environ[STRICT_COVERAGE_ENV] = "1"
+
+
 def _toxiproxy(url: str | None) -> None:
     """``--toxiproxy URL``: the process driver's network faults use a real Toxiproxy there (``_network``)."""
     from durable_harness.harness._network import TOXIPROXY_ENV, toxiproxy_url
@@ -276,6 +284,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     shard = _shard(args.shard)
     _keep_candidate_db(args.keep_candidate_db)
     _toxiproxy(args.toxiproxy)
+    _strict_coverage(args.strict_coverage)
     from durable_harness.harness.scenario import ScenarioError, load_scenarios
 
     scenarios = load_scenarios(_paths(args.scenario))  # all validated before anything runs
@@ -395,6 +404,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     shard = _shard(args.shard)
     _keep_candidate_db(args.keep_candidate_db)
     _toxiproxy(args.toxiproxy)
+    _strict_coverage(args.strict_coverage)
     base = load_scenario(args.scenario or _catalogue() / "baseline.yaml")
     _check_candidate(args.candidate)
     report: Path = args.report

@@ -23,6 +23,7 @@ of the way. It wires options and items; it does not judge (the run's verdict doe
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -50,6 +51,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "module:factory | 'cmd:<command line>' for a process)")
     group.addoption("--dh-seed", type=int, default=None, metavar="N", help="root seed for every scenario (default: per scenario)")
     group.addoption("--dh-report", default=None, metavar="DIR", help="write run.json and history.jsonl per scenario here")
+    group.addoption("--dh-strict-coverage", action="store_true", default=False,
+                    help="a fault or action the candidate's design never met (not reached, not exercised) makes the "
+                         "scenario unknown, a failed test (default: coverage, not a failure)")
     group.addoption("--dh-explore", default=None, metavar="TIME",
                     help="add one exploration test per workload (budget TIME each, e.g. 30s) against --dh-candidate "
                          "(default: reference); a plan that breaks it fails the test with the scenario file to keep")
@@ -60,6 +64,10 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest collects, in the controlling process only: pytest-xdist's workers, started after this,
     share it (``DH_ZYGOTE``) rather than each start one."""
     candidate = config.getoption("--dh-candidate", None)
+    if config.getoption("--dh-strict-coverage", False):  # pytest-xdist's workers inherit it
+        from durable_harness.harness._coverage import STRICT_COVERAGE_ENV
+
+        os.environ[STRICT_COVERAGE_ENV] = "1"
     if (candidate is None and config.getoption("--dh-explore", None) is None) or hasattr(config, "workerinput"):
         return
     from durable_harness.harness._settings import check_settings

@@ -19,8 +19,9 @@ from typing import Any
 from durable_harness.harness.verdict import combine, worst_exit
 
 __all__ = [
-    "ERROR_WORDS", "UNTESTED", "candidates", "counter_classes", "counter_names", "faults_with", "harnesses",
-    "not_run", "overall", "seeds", "short", "status", "untested", "untested_why",
+    "ERROR_WORDS", "UNTESTED", "candidates", "counter_classes", "counter_names", "coverage_of", "coverage_text",
+    "faults_with", "harnesses", "not_run", "overall", "seeds", "short", "status", "total_coverage", "untested",
+    "untested_why",
 ]
 
 Doc = Mapping[str, Any]
@@ -59,11 +60,34 @@ def untested(run: Doc) -> list[Doc]:
 
 
 def untested_why(fault: Doc) -> str:
-    """Why an untested fault could not act, in one clause."""
+    """Why an untested fault could not act, in one clause (the engine's own line when it gave one)."""
+    if fault.get("reach"):
+        return str(fault["reach"])
     if fault["status"] == "not_reached":
         return (f"this run, in real time, ended its chaos after {fault['seen']} requests, before {fault['at']}: "
                 "a crash point past the end of its own run (a clean run, judged as one)")
     return f"the candidate never used {fault['channel']}"
+
+
+def coverage_of(run: Doc) -> tuple[int, int]:
+    """(firings that happened, firings scheduled) of one run: its ``coverage`` block, or its faults."""
+    cov = run.get("coverage")
+    if cov:
+        return int(cov["fired"]), int(cov["scheduled"])
+    faults = run["faults"]
+    return (sum(min(int(f["fired"]), int(f["scheduled"])) for f in faults), sum(int(f["scheduled"]) for f in faults))
+
+
+def coverage_text(fired: int, scheduled: int) -> str:
+    """``3/3`` or ``1/3 (33%)``; ``–`` when nothing was scheduled."""
+    if scheduled == 0:
+        return "–"
+    return f"{fired}/{scheduled}" if fired == scheduled else f"{fired}/{scheduled} ({round(100 * fired / scheduled)}%)"
+
+
+def total_coverage(runs: Sequence[Doc]) -> tuple[int, int]:
+    pairs = [coverage_of(run) for run in runs]
+    return sum(f for f, _ in pairs), sum(s for _, s in pairs)
 
 
 def not_run(runs: Sequence[Doc], index: Doc | None) -> list[str]:

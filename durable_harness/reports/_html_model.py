@@ -23,8 +23,8 @@ from durable_harness.harness.verdict import EXIT_MEANING
 
 from ._documents import in_report_order
 from ._effects import side_effects
-from ._facts import (ERROR_WORDS, UNTESTED, candidates, counter_classes, harnesses, not_run, overall, seeds, short,
-                     status, untested, untested_why)
+from ._facts import (ERROR_WORDS, UNTESTED, candidates, counter_classes, coverage_of, coverage_text, harnesses, not_run,
+                     overall, seeds, short, status, total_coverage, untested, untested_why)
 from ._findings import findings
 from ._histories import ReportFiles
 from ._timeline import timeline_data
@@ -51,6 +51,8 @@ def page_model(runs: Sequence[Doc], index: Doc | None, files: ReportFiles) -> di
         "findings": _findings(ordered, anchors, links),
         "matrix": _matrix(ordered, anchors),
         "coverage": _coverage(ordered, anchors),
+        "coverage_total": coverage_text(*total_coverage(ordered)) if any(run["faults"] for run in ordered) else "",
+        "coverage_strict": any((run.get("coverage") or {}).get("strict") for run in ordered),
         "not_run": not_run(ordered, index),
         "scenarios": sections,
         "counters": list(counter_classes(ordered)),
@@ -120,7 +122,7 @@ def _matrix(runs: Sequence[Doc], anchors: Mapping[int, str]) -> dict[str, Any]:
         bad = sorted(name for name, v in verdicts.items() if v != "pass")
         rows.append({"scenario": run["scenario"]["id"], "anchor": anchors[id(run)], "title": run["scenario"]["title"],
                      "candidate": run["candidate"]["spec"], "status": status(run), "bad": " ".join(bad),
-                     "cells": cells, "faults": _fault_summary(run)})
+                     "cells": cells, "faults": _fault_summary(run), "coverage": coverage_text(*coverage_of(run))})
     return {"groups": groups, "rows": rows, "several": len({r["candidate"]["spec"] for r in runs}) > 1}
 
 
@@ -140,7 +142,7 @@ def _fault_summary(run: Doc) -> list[dict[str, Any]]:
 
 def _coverage(runs: Sequence[Doc], anchors: Mapping[int, str]) -> list[dict[str, Any]]:
     return [{"scenario": run["scenario"]["id"], "anchor": anchors[id(run)], "kind": f["kind"], "index": f["index"],
-             "at": f["at"], "channel": f["channel"], "why": untested_why(f)}
+             "at": f["at"], "channel": f["channel"], "status": UNTESTED[f["status"]], "why": untested_why(f)}
             for run in runs for f in untested(run)]
 
 

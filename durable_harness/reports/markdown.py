@@ -29,7 +29,8 @@ from typing import Any
 from durable_harness.harness.verdict import EXIT_MEANING
 
 from ._documents import in_report_order, validate_report, validate_run
-from ._facts import UNTESTED, candidates, counter_classes, harnesses, not_run, overall, seeds, short, status, untested
+from ._facts import (UNTESTED, candidates, counter_classes, coverage_of, coverage_text, harnesses, not_run, overall, seeds,
+                     short, status, total_coverage, untested, untested_why)
 from ._findings import Finding, findings
 from ._markdown_sections import MARK, run_section, status_label
 from ._markdown_text import cell, code, row, text
@@ -155,8 +156,8 @@ def _matrix(runs: Sequence[Doc]) -> list[str]:
     classes = counter_classes(runs)
     names = sorted(classes, key=lambda name: _CLASS_ORDER.index(classes[name]))  # stable: keeps the table's order
     several = _several_candidates(runs)
-    header = ["scenario", *(["candidate"] if several else []), "verdict", *names, "faults"]
-    align = ["---", *(["---"] if several else []), "---", *("---:" for _ in names), "---"]
+    header = ["scenario", *(["candidate"] if several else []), "verdict", *names, "faults", "coverage"]
+    align = ["---", *(["---"] if several else []), "---", *("---:" for _ in names), "---", "---:"]
     lines = [row(cell(h) for h in header), row(align)]
     for run in runs:
         cells = [cell(run["scenario"]["id"]), *([cell(run["candidate"]["spec"])] if several else [])]
@@ -168,6 +169,7 @@ def _matrix(runs: Sequence[Doc]) -> list[str]:
             mark = MARK[judged] if judged != "pass" else ""
             cells.append("–" if value is None else f"{value} {mark}".strip())
         cells.append(_faults_cell(run))
+        cells.append(coverage_text(*coverage_of(run)))
         lines.append(row(cells))
     return lines
 
@@ -205,23 +207,28 @@ def _coverage(runs: Sequence[Doc]) -> list[str]:
     unexercised = [(run, fault) for run in runs for fault in untested(run)]
     if not any(run["faults"] for run in runs):
         return [*lines, "No scenario scheduled a fault."]
+    fired, scheduled = total_coverage(runs)
+    strict = any((run.get("coverage") or {}).get("strict") for run in runs)
+    lines += [f"**{coverage_text(fired, scheduled)}** of the scheduled faults and actions took effect"
+              + (" (--strict-coverage: anything less is unknown)." if strict else "."), ""]
     if not unexercised:
-        return [*lines, "Every fault met the channel it targets."]
+        return [*lines, "Every fault met the request it waits for."]
     lines += [
-        "Faults that could not act: *not exercised*, the candidate never used the channel the fault targets (a "
-        "control plane that polls never opens the event stream), so the fault could not fire; *not reached*, a "
-        "crash point of a sweep run in real time whose run ended its chaos in fewer requests (that run was a "
-        "clean run, judged as one). This is not a failure, but that behaviour was not tested either.",
+        "Faults the candidate's design never met: *not exercised*, it never used the channel the fault targets (a "
+        "control plane that polls never opens the event stream); *not reached*, it used the channel but never made "
+        "(again) the request the fault waits for (it read its post back after an error instead of sending the "
+        "update again; no request came while the condition held; a person's moment never came; a sweep's crash "
+        "point past the end of its real-time run). This is not a failure (the liveness checkers say whether the job "
+        "still got done), but that behaviour was not tested on this design either.",
         "",
     ]
     several = _several_candidates(runs)
-    lines += [row(["scenario", *(["candidate"] if several else []), "fault", "channel"]),
+    lines += [row(["scenario", *(["candidate"] if several else []), "fault", "why"]),
               row(["---", *(["---"] if several else []), "---", "---"])]
     for run, fault in unexercised:
-        fault_cell = f"{cell(fault['kind'])} (faults[{fault['index']}] at {code(fault['at'], in_table=True)})"
-        if fault["status"] == "not_reached":
-            fault_cell += f" not reached after {fault['seen']} requests"
+        fault_cell = (f"{cell(fault['kind'])} (faults[{fault['index']}] at {code(fault['at'], in_table=True)}): "
+                      f"{UNTESTED[fault['status']]}")
         scenario = cell(run["scenario"]["id"]) + (f" — {status_label(run)}" if run["error"] is not None else "")
         lines.append(row([scenario, *([cell(run["candidate"]["spec"])] if several else []),
-                          fault_cell, code(fault["channel"], in_table=True)]))
+                          fault_cell, cell(untested_why(fault))]))
     return lines

@@ -109,6 +109,31 @@ def test_abandoned_jobs_is_liveness_and_follows_the_scenario() -> None:
     assert result.verdict == "pass"
 
 
+def test_abandoned_jobs_charges_only_what_the_run_made_possible() -> None:
+    h = History()
+    h.append(0.0, "report", "worker-1", {"outcome": "needs_human"})
+    expects_completed = dataclasses.replace(SCENARIO, expect=dataclasses.replace(SCENARIO.expect, outcome="completed"),
+                                            actions=(dataclasses.replace(SCENARIO.faults[0], kind="approve"),))
+    approve = {"index": 1, "kind": "approve", "at": "reviewer: when article_finished", "scheduled": 1, "fired": 0,
+               "status": "not_reached"}
+    # The reviewer never came: a draft that awaits approval is what a correct control plane leaves.
+    inp = CheckInput(h, finished_world(), good_claims(), expects_completed, JOB, [fault_doc("fired", 1), approve])
+    never = run_checkers(inp, ["abandoned_jobs"])[0]
+    assert never.verdict == "pass" and "never took effect" in never.because, never.because
+    # The reviewer approved and the candidate did not publish: work that was due.
+    came = dataclasses.replace(inp, faults=[fault_doc("fired", 1), {**approve, "fired": 1, "status": "fired"}])
+    assert run_checkers(came, ["abandoned_jobs"])[0].verdict == "fail"
+    # Nobody came and the candidate did not even finish the article: short of the clean outcome too.
+    assert run_checkers(dataclasses.replace(inp, truth={}), ["abandoned_jobs"])[0].verdict == "fail"
+
+
+def test_abandoned_jobs_does_not_call_a_world_beyond_the_expected_outcome_abandoned() -> None:
+    h = History()
+    beyond = run("abandoned_jobs", h, finished_world("publish"), {"outcome": "completed"})
+    assert beyond.verdict == "pass" and "beyond the 'needs_human'" in beyond.because
+    assert "safety checkers" in beyond.because and "was not done" not in beyond.because
+
+
 def fault_doc(status: str, fired: int = 0) -> dict[str, Any]:
     return {"index": 0, "kind": "lose_response", "at": "POST wordpress/wp/v2/posts #1", "channel": "POST wordpress /wp/v2/posts",
             "scheduled": 1, "fired": fired, "seen": 0 if status == "not_exercised" else 2, "status": status}
@@ -320,6 +345,21 @@ def test_progress_loss_is_bounded_by_the_scenario() -> None:
     assert run("progress_loss", History(), {"openai": {"tool_calls": calls[:1]}}, good_claims()).verdict == "pass"
 
 
+def test_progress_loss_allows_the_redo_the_world_forced() -> None:
+    """A call answered as failed while a fault took effect (a corrupted report refused) allows one
+    re-issue; a second refusal with nothing new broken is charged."""
+    calls = [{"job_id": "job-1", "task_version": "1", "role": "article", "call_id": c, "answered": True,
+              "success": ok, "issued_at": t, "answered_at": t + 1.0}
+             for c, ok, t in (("c1", False, 1.0), ("c2", False, 10.0), ("c3", True, 20.0))]
+    corrupted = {**fault_doc("fired", 1), "evidence": [{"op": 3, "at_s": 1.5}]}
+    r = run("progress_loss", History(), {"openai": {"tool_calls": calls[:2]}}, good_claims(), [corrupted])
+    assert (r.verdict, r.count) == ("pass", 0) and "forced by the world" in r.because, r.because
+    r = run("progress_loss", History(), {"openai": {"tool_calls": calls}}, good_claims(), [corrupted])
+    assert (r.verdict, r.count) == ("fail", 1) and "c1, c2, c3" in r.because
+    r = run("progress_loss", History(), {"openai": {"tool_calls": calls[:2]}}, good_claims(), [fault_doc("fired", 1)])
+    assert (r.verdict, r.count) == ("fail", 1)  # a refusal with nothing broken meanwhile is the candidate's
+
+
 def test_unreported_effects_counts_a_call_only_for_an_effect_made_while_it_was_the_latest() -> None:
     calls = [{"job_id": "job-1", "task_version": "1", "role": "article", "call_id": "c1", "answered": False,
               "name": "wp_create_draft", "issued_at": 1.0},
@@ -357,3 +397,15 @@ def test_accepted_forgeries_fail_on_a_2xx_to_a_forged_webhook_but_not_to_a_repla
     op = refused.invoke(1.0, "openai-webhooks", {"forged": "bad_signature"})
     refused.complete(1.0, op, "fail", {"status": 400})
     assert run("accepted_forgeries", refused, {}, good_claims()).verdict == "pass"
+
+
+def test_a_duplicate_after_a_crash_names_the_crash_and_the_restart() -> None:
+    h = History()
+    first = h.invoke(0.0, "worker-1", {"service": "wordpress", "method": "POST", "route": "/wp/v2/posts"})
+    h.complete(0.0, first, "info", {"error": "crashed after the fake committed, before the response", "committed": True,
+                                    "status": 201, "body": {"id": 7}})
+    again = h.invoke(1.0, "worker-1", {"service": "wordpress", "method": "POST", "route": "/wp/v2/posts"})
+    h.complete(1.0, again, "ok", {"status": 201, "committed": True, "body": {"id": 8}})
+    r = run("duplicate_drafts", h, {"wordpress": {"posts": [post(7), post(8)]}}, good_claims())
+    assert r.verdict == "fail" and "crashed right there" in r.witnesses[0].summary
+    assert "restarted on the same database" in r.witnesses[0].summary and "response was lost" not in r.witnesses[0].summary

@@ -208,13 +208,13 @@ def test_hostile_shapes_are_refused_in_one_line(tmp_path: Path, name: str, text:
 
 def test_anchors_and_aliases_within_bounds_still_load(tmp_path: Path) -> None:
     text = TEXTS["lost-draft-response.yaml"].replace(
-        "    at: {service: wordpress, method: POST, route: /wp/v2/posts, nth: 1}",
-        "    at: &draft {service: wordpress, method: POST, route: /wp/v2/posts, nth: 1}")
+        '    at: {service: wordpress, target: "create:article", nth: 1}',
+        '    at: &draft {service: wordpress, target: "create:article", nth: 1}')
     text = text.replace("expect:", "  - kind: lose_response\n    at: *draft\nexpect:")
     path = tmp_path / "aliases.yaml"
     path.write_text(text, encoding="utf-8")
     scenario = load_scenario(path)
-    assert [f.at.route for f in scenario.faults] == ["/wp/v2/posts", "/wp/v2/posts"]
+    assert [f.at.target for f in scenario.faults] == ["create:article", "create:article"]
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/null", "/dev/urandom"])

@@ -27,12 +27,22 @@ def test_an_approval_is_recorded_under_the_reviewer_and_in_the_truth() -> None:
     assert entry["status"] == "fired" and entry["at"].startswith("reviewer: when article_finished")
 
 
-def test_an_action_that_never_fires_makes_the_run_unknown(tmp_path: Path) -> None:
+def test_an_action_whose_moment_never_comes_is_coverage_and_charges_no_liveness(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reviewer would approve only after the run's end: the approval is not reached (coverage),
+    and the job is held to what a correct control plane leaves when nobody approves (a draft that
+    awaits approval), not to 'completed'. --strict-coverage makes it unknown."""
     text = (SCENARIOS / "approval-granted-published.yaml").read_text().replace("when: article_finished", "at_s: 999999")
     (tmp_path / "late.yaml").write_text(text.replace("id: approval-granted-published", "id: approval-too-late"))
     doc, _ = run_once(load_scenario(tmp_path / "late.yaml"), "reference")
-    fired = next(c for c in doc["checkers"] if c["name"] == "faults_fired")
-    assert fired["verdict"] == "unknown" and "approve" in fired["because"] and doc["exit_code"] == 2
+    verdicts = {c["name"]: c for c in doc["checkers"]}
+    assert verdicts["faults_fired"]["verdict"] == "pass" and "approve" in verdicts["faults_fired"]["because"]
+    assert verdicts["abandoned_jobs"]["verdict"] == "pass", verdicts["abandoned_jobs"]["because"]
+    assert "never took effect" in verdicts["abandoned_jobs"]["because"] and doc["exit_code"] == 0
+    assert doc["faults"][0]["status"] == "not_reached" and doc["coverage"]["ratio"] == 0.0
+    monkeypatch.setenv("DH_STRICT_COVERAGE", "1")
+    strict, _ = run_once(load_scenario(tmp_path / "late.yaml"), "reference")
+    assert strict["exit_code"] == 2 and strict["coverage"]["strict"] is True
 
 
 def test_a_cancel_in_flight_reaches_the_candidate_during_its_own_request() -> None:

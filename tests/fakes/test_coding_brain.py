@@ -148,14 +148,33 @@ def test_a_reset_after_delivery_is_redone_at_the_next_user_message(world: Coding
     assert len(world.sessions.artifacts.list(session_id).data) == 2
 
 
-def test_continue_without_a_reset_reissues_the_refused_delivery(world: CodingWorld) -> None:
+def test_continue_without_a_reset_delivers_a_fresh_capture_of_the_refused_report(world: CodingWorld) -> None:
+    """The stored artifact may be what was wrong (corrupted in storage): the agent captures the
+    report again from the sandbox, honestly, and delivers that one; nothing else is redone."""
     session_id = world.create().id
     world.drive(session_id, lambda s, a: {"success": False, "error": "try later"})
     world.say(session_id, "continue")
     world.drive(session_id)
     first, second = world.answered
-    assert first.arguments == second.arguments and first.call_id != second.call_id
+    assert first.call_id != second.call_id and first.arguments["artifact_id"] != second.arguments["artifact_id"]
+    assert {k: v for k, v in first.arguments.items() if k != "artifact_id"} == \
+        {k: v for k, v in second.arguments.items() if k != "artifact_id"}
     assert [c.command for c in world.commands(session_id)] == HAPPY  # nothing redone in the sandbox
+
+
+def test_a_report_corrupted_in_storage_is_delivered_intact_the_second_time(world: CodingWorld) -> None:
+    session_id = world.create().id
+
+    def corrupt_then_refuse(session: Any, action: Any) -> dict[str, Any]:
+        assert world.fake.corrupt_latest_artifact() is not None
+        return {"success": False, "error": "the artifact's digest does not match"}
+
+    world.drive(session_id, corrupt_then_refuse)
+    world.say(session_id, "continue")
+    world.drive(session_id)
+    first, second = world.answered
+    assert first.arguments["sha256"] == second.arguments["sha256"]
+    assert world.verdicts[-1]["problems"] == []  # the second artifact's bytes are the report's
 
 
 def test_a_deleted_artifact_is_captured_again(world: CodingWorld) -> None:

@@ -101,22 +101,23 @@ def test_nothing_run_is_not_a_green_page() -> None:
 
 def test_matrix_has_one_row_per_run_in_report_order_with_its_faults(runs: list[Doc]) -> None:
     lines = render_summary(runs).splitlines()
-    header = lines.index("| scenario | verdict | duplicate_drafts | duplicate_media | leftover_unknowns | faults |")
-    assert lines[header + 1] == "| --- | --- | ---: | ---: | ---: | --- |"
+    header = lines.index("| scenario | verdict | duplicate_drafts | duplicate_media | leftover_unknowns | faults | coverage |")
+    assert lines[header + 1] == "| --- | --- | ---: | ---: | ---: | --- | ---: |"
     assert lines[header + 2:header + 6] == [
-        "| bad_candidate | ⚠️ error (candidate) | – | – | – | lose_response: not exercised |",
-        "| baseline_article | ✅ pass | 0 | 0 | 0 | lose_response ×1 |",
-        "| lost_write | ❌ fail | 1 ❌ | 0 | 0 | lose_response ×1 |",
-        "| stream_drop | ❔ unknown | 0 | 0 | 0 | lose_response: unfired (0 of 1) |",
+        "| bad_candidate | ⚠️ error (candidate) | – | – | – | lose_response: not exercised | 0/1 (0%) |",
+        "| baseline_article | ✅ pass | 0 | 0 | 0 | lose_response ×1 | 1/1 |",
+        "| lost_write | ❌ fail | 1 ❌ | 0 | 0 | lose_response ×1 | 1/1 |",
+        "| stream_drop | ❔ unknown | 0 | 0 | 0 | lose_response: unfired (0 of 1) | 0/1 (0%) |",
     ]
 
 
 def test_faults_column_names_fired_and_not_exercised_faults() -> None:
     run = not_exercised(build_run("poll"))
     run["faults"][0]["fired"] = 3
-    assert _line(render_summary([run]), "| poll ").endswith("| lose_response ×3, drop_stream: not exercised |")
+    assert _line(render_summary([run]), "| poll ").endswith("| lose_response ×3, drop_stream: not exercised | 1/2 (50%) |")
     run["faults"] = []
-    assert _line(render_summary([run]), "| poll ").endswith("| 0 | 0 | 0 | – |")
+    run.pop("coverage", None)
+    assert _line(render_summary([run]), "| poll ").endswith("| 0 | 0 | 0 | – | – |")
 
 
 def test_several_candidates_get_a_candidate_column() -> None:
@@ -135,14 +136,17 @@ def test_a_count_within_its_bound_reads_plain_and_a_failing_one_is_marked() -> N
 def test_coverage_lists_not_exercised_faults_of_passing_runs_with_their_channel() -> None:
     text = render_summary([not_exercised(build_run("poll")), failing(build_run("lost_write"))])
     coverage = _coverage(text)
-    assert "This is not a failure, but that behaviour was not tested either." in coverage
-    assert f"| poll | drop_stream (faults[1] at `nth GET /events = 1`) | `{STREAM}` |" in coverage
+    assert "This is not a failure (the liveness checkers say whether the job still got done)" in coverage
+    assert "**2/3 (67%)** of the scheduled faults and actions took effect." in coverage
+    assert (f"| poll | drop_stream (faults[1] at `nth GET /events = 1`): not exercised | the candidate never used "
+            f"{STREAM} |") in coverage
     assert "lost_write" not in coverage
     assert "### ❌ `lost_write`" in text and "`poll`:" not in text  # the passing run gets no section
 
 
 def test_coverage_says_so_when_every_fault_was_exercised_or_none_was_scheduled() -> None:
-    assert _coverage(render_summary([build_run("a")])).strip() == "Every fault met the channel it targets."
+    assert _coverage(render_summary([build_run("a")])).strip() == ("**1/1** of the scheduled faults and actions took "
+                                                                  "effect.\n\nEvery fault met the request it waits for.")
     run = build_run("a")
     run["faults"] = []
     assert _coverage(render_summary([run])).strip() == "No scenario scheduled a fault."
@@ -175,7 +179,7 @@ def test_pipes_and_markup_in_cells_are_escaped() -> None:
     run["checkers"][0]["witnesses"][0]["summary"] = "GET /a|b <script>\nnext line"
     run["faults"][0]["kind"] = "lose|response"
     lines = render_summary([run, build_run("plain")]).splitlines()
-    assert _line("\n".join(lines), "| a\\|b |") == "| a\\|b | ❌ fail | 1 ❌ | 0 | 0 | lose\\|response ×1 |"
+    assert _line("\n".join(lines), "| a\\|b |") == "| a\\|b | ❌ fail | 1 ❌ | 0 | 0 | lose\\|response ×1 | 1/1 |"
     assert "| `history.jsonl #12` | 3.250 | worker-1 | info | GET /a\\|b &lt;script&gt; next line |" in lines
 
 

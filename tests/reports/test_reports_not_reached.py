@@ -22,7 +22,7 @@ def test_the_document_is_valid_and_passes() -> None:
 def test_the_summary_names_the_points_and_says_why() -> None:
     text = render_summary([RUN])
     assert "crash: not reached" in text  # the matrix's faults cell
-    assert "*not reached*" in text and "not reached after 51 requests" in text  # the coverage table
+    assert "*not reached*" in text and "ended its chaos after 51 requests" in text  # the coverage table
     failed = render_summary([failing(RUN)])  # a run's own section is for runs that did not pass
     assert "not reached (past the end of their own run, in real time): `52:before`, `52:after`" in failed
 

@@ -122,6 +122,7 @@ class Session:
     brain: Brain | None = None
     wake_token: int = 0                         # bumps to invalidate a scheduled thought
     wake_at: float | None = None                # virtual time of the next thought, if any
+    longer_thoughts: int = 0                    # times the current thought was held one thinking time more
     deleted: bool = False
     # ``environment_connection{environment_id}`` while the hosted environment is disconnected.
     environment_action: dict[str, Any] | None = None

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from durable_harness.fakes.executor import Executor
@@ -88,6 +88,9 @@ class SessionsState:
     def _emit(self, type_: str, data: Mapping[str, Any]) -> None:
         for listener in self._listeners:
             listener(type_, data)
+
+    def hold_thoughts(self, keep_thinking: Callable[[], bool] | None) -> None:
+        self._engine.keep_thinking = keep_thinking
 
     # -- queries ------------------------------------------------------------------------------
     def call_record(self, call_id: str) -> Mapping[str, Any] | None:

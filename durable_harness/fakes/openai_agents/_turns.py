@@ -66,6 +66,8 @@ from durable_harness.fakes.openai_agents.brains import (
     output_text,
 )
 
+MAX_LONGER_THOUGHTS = 20  # a thought held longer lasts at most 21 thinking times (31.5 s at the default 1.5 s)
+
 __all__ = ["TURN_ERROR_CODES", "TurnEngine"]
 
 TURN_ERROR_CODES = frozenset({
@@ -92,6 +94,10 @@ class TurnEngine:
         self._changed = changed
         self._emit = emit
         self._subagents = SubagentRunner(clock, ids, emit, self._add_item)
+        # Asked when a thought falls due: True keeps the agent working one thinking time more (at
+        # most ``MAX_LONGER_THOUGHTS`` times a thought). The harness sets it while a fault waits for a
+        # request made while the agent works, so that every design, polling at its own pace, meets it.
+        self.keep_thinking: Callable[[], bool] | None = None
 
     # -- commands -----------------------------------------------------------------------------
     def start(self, session: Session, messages: list[list[dict[str, Any]]], text: str) -> Turn:
@@ -199,6 +205,12 @@ class TurnEngine:
             return
         if turn.status != "in_progress" or session.brain is None:
             return
+        if not subagents and self.keep_thinking is not None and session.longer_thoughts < MAX_LONGER_THOUGHTS \
+                and self.keep_thinking():
+            session.longer_thoughts += 1
+            self._schedule(session, turn)
+            return
+        session.longer_thoughts = 0
         session.wake_at = None
         if subagents:
             self._subagents.finish(session, turn)

@@ -60,7 +60,27 @@ if TYPE_CHECKING:
 
 __all__ = ["ProcessDriver", "ProcessWorld"]
 
-STARTUP_TIMEOUT_S = 30.0  # real seconds for GET /health to answer 200
+STARTUP_TIMEOUT_S = 30.0  # real seconds for GET /health to answer 200 (DH_STARTUP_TIMEOUT_S sets it)
+STARTUP_ENV = "DH_STARTUP_TIMEOUT_S"
+MAX_STARTUP_TIMEOUT_S = 3600.0
+
+
+def startup_timeout_s(environ: Mapping[str, str] = os.environ) -> float:
+    """Real seconds a start may take until ``GET /health`` answers 200 (``DH_STARTUP_TIMEOUT_S``,
+    default 30): a control plane on a framework with its own runtime may need more on a busy
+    machine. Start-up is not the run's time (the run's clock stands still meanwhile). A bad value is
+    a ``ValueError`` naming the variable and the value."""
+    raw = (environ.get(STARTUP_ENV) or "").strip()
+    if not raw:
+        return STARTUP_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= MAX_STARTUP_TIMEOUT_S:
+        raise ValueError(f"{STARTUP_ENV}={raw!r}: give the real seconds a start may take, from 1 to "
+                         f"{MAX_STARTUP_TIMEOUT_S:g} (default {STARTUP_TIMEOUT_S:g})")
+    return value
 CALL_TIMEOUT_S = 30.0  # real seconds for one control-API call
 STEP_WINDOW_S = 1.0  # scenario seconds of one step
 QUIET_S = 5.0  # scenario seconds without a change in the world before a step says it made no progress
@@ -119,6 +139,7 @@ class ProcessDriver:
         self._failed: str | None = None
         self._restarts = 0
         self._starts = 0
+        self.startups_s: list[float] = []  # real seconds each start took until healthy (not the run's time)
         self._capabilities: frozenset[str] = frozenset()
         self._lease_ttl_s: float | None = None
         self._errors: list[dict[str, Any]] = []
@@ -217,20 +238,21 @@ class ProcessDriver:
         return f"127.0.0.1:{self._port}"
 
     def _wait_healthy(self) -> None:
-        bound, garbled = RealBound(STARTUP_TIMEOUT_S), 0
+        limit = startup_timeout_s()
+        bound, garbled = RealBound(limit), 0
         for _ in range(_MAX_WAKES):
             child, http = self._child, self._http
             assert child is not None and http is not None
             if not child.alive():
                 if self._killed_at_io:  # a crash point fired on a request it made on its way up: a crash
                     self._restart_after_startup_crash()  # like any other, then a restart
-                    bound = RealBound(STARTUP_TIMEOUT_S)
+                    bound = RealBound(limit)
                     continue
                 self._alive = False
                 if self._port_lost < _PORT_RETRIES and lost(self._port):  # another process took its port first:
                     self._port_lost += 1                                   # the harness's loss; another port
                     self._spawn(lost_port=True)
-                    bound = RealBound(STARTUP_TIMEOUT_S)
+                    bound = RealBound(limit)
                     continue
                 self._give_up(f"exited at start with status {child.returncode}")
             try:
@@ -251,11 +273,16 @@ class ProcessDriver:
                 lease = health.get("lease_ttl_s") if health is not None else None
                 self._lease_ttl_s = float(lease) if isinstance(lease, (int, float)) and not isinstance(lease, bool) \
                     and 0 < lease < float("inf") else None
+                self.startups_s.append(round(bound.elapsed(), 3))
+                self._history.append(self._clock.now(), "note", "harness", {"started": {
+                    "worker": self.worker_id, "start": self._starts, "startup_s": self.startups_s[-1]}})
                 self._clock.resume()
                 return
             if bound.expired():
-                self._give_up(f"did not answer GET /health with 200 within {STARTUP_TIMEOUT_S:g} s (does it listen on "
-                              f"CANDIDATE_LISTEN={self._listen}?)")
+                self._give_up(f"did not answer GET /health with 200 within {limit:g} s: it had been starting for "
+                              f"{bound.elapsed():.1f} s when the harness gave up (does it listen on "
+                              f"CANDIDATE_LISTEN={self._listen}? a slow start on a busy machine: set {STARTUP_ENV} "
+                              f"higher)")
             self._lock.wait(HEALTH_POLL_S)
         self._give_up("never became healthy")
 

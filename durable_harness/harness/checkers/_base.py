@@ -145,9 +145,20 @@ def creation_witnesses(history: History, service: str, route: str, remote_ids: S
         body = done.data.get("body")
         rid = body.get("id") if isinstance(body, dict) else None
         if rid in wanted:
-            how = "its response was lost" if done.type == "info" else f"answered {done.data.get('status')}"
+            how = _outcome_of(done)
             out.append(witness(done, f"op {invoke.op} by {invoke.process}: POST {service}{route} created id {rid}; {how}"))
     return out
+
+
+def _outcome_of(done: Entry) -> str:
+    """How a write's caller came out of it: answered, its answer lost, or killed in it (a crash point:
+    that is what tells a user of an at-least-once framework that its step ran twice)."""
+    if done.type != "info":
+        return f"answered {done.data.get('status')}"
+    error = str(done.data.get("error") or "")
+    if "crashed" in error or "killed" in error:
+        return f"the candidate crashed right there ({error}) and was restarted on the same database"
+    return f"its response was lost ({error})" if error else "its response was lost"
 
 
 def final_report_witness(history: History, summary: str) -> tuple[Witness, ...]:

@@ -2,14 +2,20 @@
 
 * ``listing_lag``: "new sessions and metadata updates may take time to appear in filtered
   results" (the SDK's docstring of ``sessions.list``): a session created less than ``window_s``
-  ago (by its own ``created_at``) is left out of a listing filtered by metadata.
+  ago (by its own ``created_at``) is left out of a listing filtered by metadata, and so is a session
+  no filtered listing has yet left out, however long ago it was made: every design that looks its
+  session up meets the lag once, whatever time its restart or its own runtime took (a process
+  candidate's real time counts ``scale`` times over).
 * ``stale_read``: "a 202 confirms acceptance, not durable completion": for ``window_s`` after an
-  input was accepted, a read of the session returns the session as it was before that input (a
-  ``requires_action`` already answered, a turn not yet resumed). Its trigger names the sessions
-  API (``route: "*"``): it remembers each session's last read and the time of its last input.
+  input was accepted, and at least at the first read after it, a read of the session returns the
+  session as it was before that input (a ``requires_action`` already answered, a turn not yet
+  resumed). Its trigger names the sessions API (``route: "*"``): it remembers each session's last
+  read and its last input.
 
-Either fires only when it changed an answer (the evidence says what it hid or held back), so a
-run where the lag never mattered is not counted as tested. Defaults are small, realistic windows.
+Either fires only when it changed an answer (the evidence says what it hid or held back); a request
+that gave it nothing to change (a listing with no new session, a read with no input before it) was
+no chance for it (``Skip``), so a run whose candidate never looked is *not reached*, never unknown.
+Defaults are small, realistic windows.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import json
 import re
 from typing import Any
 
-from durable_harness.harness.faults._base import Action, FaultContext, Rewrite
+from durable_harness.harness.faults._base import Action, FaultContext, Rewrite, Skip
 from durable_harness.harness.faults._registry import fault_kind
 from durable_harness.harness.faults._request_fault import RequestFault
 from durable_harness.wire import Response
@@ -47,16 +53,22 @@ class ListingLag(RequestFault):
     point = "after"
     params_schema = {"window_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 10}}
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._hidden_once: set[str] = set()  # sessions some filtered listing has left out already
+
     def action(self, ctx: FaultContext) -> Action | None:
         if ctx.request.method != "GET" or not any(k.startswith("metadata") for k, _ in ctx.request.query):
-            return None
+            return Skip()
         body = _json(ctx.response)
         if not isinstance(body, dict) or not isinstance(body.get("data"), list):
-            return None
+            return Skip()
         window = float(self.param("window_s"))
-        hidden = [str(s.get("id")) for s in body["data"] if ctx.now_unix - int(s.get("created_at") or 0) < window]
+        hidden = [str(s.get("id")) for s in body["data"] if ctx.now_unix - int(s.get("created_at") or 0) < window
+                  or str(s.get("id")) not in self._hidden_once]
         if not hidden:
-            return None
+            return Skip()
+        self._hidden_once.update(hidden)
         data = [s for s in body["data"] if str(s.get("id")) not in hidden]
         lagged = {**body, "data": data, "first_id": data[0]["id"] if data else None, "last_id": data[-1]["id"] if data else None}
         assert ctx.response is not None
@@ -71,25 +83,30 @@ class StaleRead(RequestFault):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._last_read: dict[str, Any] = {}  # session id -> the body of its last read
-        self._stale: dict[str, tuple[float, Any]] = {}  # session id -> (input accepted at, body before it)
+        # session id -> (input accepted at, body before it, whether a read has been held back since)
+        self._stale: dict[str, tuple[float, Any, bool]] = {}
 
     def action(self, ctx: FaultContext) -> Action | None:
         events = _EVENTS.match(ctx.route)
         if events and ctx.request.method == "POST" and ctx.response is not None and ctx.response.status < 300:
             sid = events.group(1)
             if sid in self._last_read:
-                self._stale[sid] = (ctx.now_s, self._last_read[sid])
-            return None
+                self._stale[sid] = (ctx.now_s, self._last_read[sid], False)
+            return Skip()
         read = _SESSION.match(ctx.route)
         if not read or ctx.request.method != "GET":
-            return None
+            return Skip()
         sid, body = read.group(1), _json(ctx.response)
         if body is None:
-            return None
+            return Skip()
         held = self._stale.get(sid)
-        if held is not None and ctx.now_s - held[0] < float(self.param("window_s")) and held[1] != body:
-            assert ctx.response is not None
-            return Rewrite(_with_body(ctx.response, held[1]), {"stale_session": sid, "input_at_s": held[0],
-                                                               "window_s": float(self.param("window_s"))})
-        self._last_read[sid] = body
-        return None
+        if held is None or (held[2] and ctx.now_s - held[0] >= float(self.param("window_s"))):
+            self._last_read[sid] = body  # no input since the last read, or its window has passed
+            return Skip()
+        if held[1] == body:
+            self._last_read[sid] = body
+            return None  # the input changed nothing a read shows: a chance, with nothing to hold back
+        self._stale[sid] = (held[0], held[1], True)
+        assert ctx.response is not None
+        return Rewrite(_with_body(ctx.response, held[1]), {"stale_session": sid, "input_at_s": held[0],
+                                                           "window_s": float(self.param("window_s"))})

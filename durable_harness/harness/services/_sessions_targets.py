@@ -1,8 +1,8 @@
 """What a request to the sessions API does, in the words trigger targets use.
 
-``tool_result:wp_create_draft`` is a tool result for a call of that tool, whichever turn or call id
-it answers and however many results came before it: ground truth knows which tool each call id
-was issued for. A request whose body holds several events has the verbs of each.
+``tool_result:wp_create_draft`` is a tool result for a call of that tool, ``tool_result:image:2`` the
+result of the call that uploads image 2, whichever turn or call id it answers and however many
+results came before it: ground truth knows which tool and role each call id was issued for. A request whose body holds several events has the verbs of each.
 
 What it deliberately does not do: decide whether the event is valid (the fake does).
 """
@@ -27,7 +27,8 @@ TARGETS: Mapping[str, str] = {
     "stream": "the session's event stream (GET /agents/sessions/{id}/events)",
     "input": "any input event sent to a session (POST /agents/sessions/{id}/events)",
     "message": "a user message (agent.session.input.message)",
-    "tool_result": "a tool result (agent.session.input.tool_result); tool_result:TOOL for a call of tool TOOL",
+    "tool_result": "a tool result (agent.session.input.tool_result); tool_result:TOOL for a call of tool TOOL, "
+                   "tool_result:ROLE for the call of the job's ROLE (image:2, article)",
     "cancel_turn": "a cancel of the active turn (agent.session.input.cancel)",
     "environment": "a request to a hosted environment (/agents/environments/...)",
 }
@@ -62,6 +63,8 @@ def classify(fake: Any, request: Request, route: str, role_of: RoleOf) -> frozen
             call = fake.call_record(str(event.get("call_id")))
             if call is not None:
                 tags.add(f"tool_result:{call.get('name')}")
+                if call.get("role"):
+                    tags.add(f"tool_result:{call.get('role')}")
     return frozenset(tags)
 
 

@@ -69,6 +69,10 @@ class Workload:
     # (truth, job, argument) -> whether it holds.
     conditions: Mapping[str, Callable[[Json, Json, str | None], bool]] = field(default_factory=dict)
     checkers: tuple[str, ...] | None = None  # the checkers that apply (None: all)
+    # What the world shows when a correct control plane runs the job and nobody acts on it (no
+    # approval, no cancel, no revocation): the outcome a scenario may hold a candidate to when the
+    # people its plan schedules never came to act (``abandoned_jobs``). None: no such promise.
+    clean_outcome: str | None = None
 
     def job_effects(self, truth: Json, job: Json) -> list[Effect]:
         key = (str(job["job_id"]), str(job["task_version"]))

@@ -217,4 +217,5 @@ WORKLOAD = register_workload(Workload(
     phases=PHASES, effects=effects, outcome=outcome, checkpoint_problems=checkpoint_problems,
     creates={"wp_create_draft": "post", "wp_upload_media": "media"},
     conditions={"article_finished": _finished, "article_drafted": _drafted},
+    clean_outcome="needs_human",  # the article is finished and awaits publish approval
 ))

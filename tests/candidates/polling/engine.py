@@ -115,6 +115,9 @@ class Engine:
         except JobStopped:
             return Progress(True, 0.0)  # cancelled or superseded meanwhile: the next look stops it
         except CredentialRevoked as exc:
+            if job.workload == "coding" and self.coding.delivered(job):  # the work was done before the refusal
+                self.store.settle(job, "completed", "the checked report was delivered before the key was refused")
+                return Progress.done()
             return self._stopper.block(job, exc)
         except Transient:
             return Progress(False, self._poll(job, "error"))

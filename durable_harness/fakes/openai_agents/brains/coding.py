@@ -16,7 +16,9 @@ and a delivery carrying the old ``tests.reset_count`` - a stale result the candi
 At every user message it looks: work done before the current ``reset_count`` is void (the files
 are gone, the tests are stale), so it rewrites the missing files, re-runs the tests, writes and
 captures a fresh report and delivers again. Without a reset, a "continue" re-issues an
-unanswered or refused delivery under a new call_id. ``deliver_result`` registers the report's
+unanswered delivery under a new call_id; after a refused one, it captures the report again as a new
+artifact (the stored one may be what was wrong: corrupted in storage) and delivers that, honestly:
+the file in the sandbox is what it captures. ``deliver_result`` registers the report's
 digest as a payload (``role: "report"``) with facts ``{tests_reset_count, tests_passed,
 artifact_id, environment_id, path}``, so checkers can tell stale deliveries from fresh ones.
 A disconnected environment parks the turn (the fake does that); the next thought resumes here.
@@ -111,6 +113,7 @@ class CodingBrain:
         self._capturing: str | None = None              # digest of the report captured by the last thought
         self._artifact_sha: dict[str, str] = {}         # artifact id -> digest of the report it holds
         self._capture_failed: set[str] = set()
+        self._refused: set[str] = set()                 # artifact ids whose delivery the candidate refused
         self._started = False
 
     @classmethod
@@ -146,6 +149,7 @@ class CodingBrain:
             args = call.get("arguments") or {}
             if result.success:
                 return [*outputs, FinalAnswer(_delivered(args))]
+            self._refused.add(str(args.get("artifact_id")))
             return [*outputs, FinalAnswer(f"The delivery of {args.get('path')} was refused: "
                                           f"{result.error or 'no reason given'}. Tell me if the environment was "
                                           "reset, or say \"continue\" to deliver again.")]
@@ -199,7 +203,7 @@ class CodingBrain:
                     RunCommand(f"write {job.report_path}", content=report),
                     RunCommand(f"sha256sum {job.report_path}"), CaptureArtifact(job.report_path)]
         artifact_id = next((str(a["id"]) for a in reversed(step.artifacts)
-                            if self._artifact_sha.get(str(a["id"])) == digest), None)
+                            if self._artifact_sha.get(str(a["id"])) == digest and str(a["id"]) not in self._refused), None)
         if artifact_id is None:
             if digest in self._capture_failed:
                 return [FinalAnswer(f"I could not publish {job.report_path} as an artifact: the file is no longer in "
