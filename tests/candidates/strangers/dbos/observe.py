@@ -45,7 +45,12 @@ def observe(job_id: str, version: str) -> dict[str, Any]:
     ops = r.ledger.for_version(job_id, version)
     if "openai" in refused:
         return {"do": "finish", "why": "the sessions API key was refused"}
-    if row.workload == "article" and "wordpress" in refused and not article_done(row.job, ops):
+    if row.workload == "article" and "wordpress" in refused:
+        if article_done(row.job, ops) and row.phase != "published":
+            # Every write went through: it awaits approval, which nobody can act on without
+            # the credential; only a human can go on.
+            r.store.update_version(job_id, version, phase="awaiting_approval",
+                                   approval_status="awaiting")
         return {"do": "finish", "why": "the WordPress credential was refused"}
     if row.phase == "awaiting_approval":
         return {"do": "approval"}
