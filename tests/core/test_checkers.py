@@ -144,7 +144,7 @@ def test_a_fault_that_never_fired_makes_the_run_unknown() -> None:
     op = h.invoke(0.0, "worker-1", {"service": "wordpress", "method": "POST", "route": "/wp/v2/posts"})
     h.complete(0.0, op, "ok", {"status": 201})
     r = run("faults_fired", h, {}, good_claims(), [fault_doc("unfired")])
-    assert r.verdict == "unknown" and "could not act on it" in r.because
+    assert r.verdict == "unknown" and "never fired" in r.because
     assert [w.index for w in r.witnesses] == [0]  # the last request on its channel
     assert run("faults_fired", h, {}, good_claims(), [fault_doc("fired", 1)]).verdict == "pass"
 

@@ -32,8 +32,8 @@ def check(inp: CheckInput) -> CheckResult:
     if unfired:
         what = "; ".join(_reach(f) for f in unfired)
         return CheckResult("faults_fired", "safety", "unknown", len(unfired),
-                           f"{pluralise(len(unfired), 'scheduled fault')} met the candidate's request and could not "
-                           f"act on it, so the run proves nothing about them: {what}{note}",
+                           f"{pluralise(len(unfired), 'scheduled fault')} never fired where {'it' if len(unfired) == 1 else 'they'} "
+                           f"had to, so the run proves nothing about {'it' if len(unfired) == 1 else 'them'}: {what}{note}",
                            tuple(w for f in unfired for w in _last_on_channel(inp, int(f["index"]))))
     fired = len(inp.faults) - len(idle) - len(past)
     if inp.strict_coverage and (idle or past):

@@ -139,7 +139,7 @@ class RequestFault:
         status = self.status
         if status == "fired":
             return ""
-        what = f"requests that are {t.target}" if t.target is not None else f"requests on {t.method} {t.service}{t.route}"
+        what = f"requests that are {t.target}" if t.target is not None else f"requests on its channel ({t.channel()})"
         when = f" while {t.condition} held" if t.condition else ""
         if status == "not_exercised":
             return f"the candidate made no {what.removeprefix('requests that are ')}: it never used the fault's channel"
@@ -147,14 +147,14 @@ class RequestFault:
             return (f"it met {st.missed} of the candidate's {what}{when} and found nothing to act on each time, "
                     f"so the run proves nothing about it")
         if status == "unfired":
-            return f"the candidate made {st.seen} {what}{when}; this point had to be reached, and was not"
+            return f"after {st.seen} {what}{when}: this point had to be reached, and was not"
         if st.seen == 0:
             return (f"none of the candidate's {st.channel_seen} requests on its channel ({self.trigger.channel()}) "
                     f"{'came' + when if t.condition else 'matched'}")
         if st.fired:
             return (f"fired {st.fired} of {self.scheduled}: after that the candidate made no other of its "
                     f"{what}{when} ({st.seen} in all)")
-        return f"the candidate made {st.seen} {what}{when}; the fault waited for #{t.nth}"
+        return f"the fault waited for #{t.nth}, after {st.seen} {what}{when}: the candidate made no more"
 
     def describe(self) -> dict[str, Any]:
         return {"index": self.index, "kind": self.kind, "at": self.trigger.describe(),
