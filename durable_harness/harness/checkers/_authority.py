@@ -35,6 +35,9 @@ class Request:
     credential: str | None
     delivered: bool  # reached the service (no fault answered it before delivery)
     answered: bool = False  # the service's answer reached the candidate (no loss, no crash on the way back)
+    # The answer that reached the candidate refused its credential: a 401, or an error that nests one
+    # (WordPress answers a listing with ``status=any`` made anonymously 400, its details 401).
+    refused: bool = False
 
     @property
     def write(self) -> bool:
@@ -60,11 +63,29 @@ def requests_of(history: History) -> list[Request]:
     """Every request a candidate worker made, in order."""
     refused = {e.data.get("op") for e in history.of_type("fault")
                if isinstance(e.data.get("evidence"), Mapping) and e.data["evidence"].get("delivered") is False}
-    answered = {invoke.op for invoke, done in history.operations() if done is not None and done.type in ("ok", "fail")}
+    answers = {invoke.op: done for invoke, done in history.operations() if done is not None and done.type in ("ok", "fail")}
     return [Request(e, str(e.data.get("service")), str(e.data.get("method")), str(e.data.get("route")),
                     e.data.get("body"), e.data.get("credential"), e.op not in refused,
-                    e.op not in refused and e.op in answered)
+                    e.op not in refused and e.op in answers,
+                    e.op not in refused and e.op in answers and _refuses(answers[e.op].data))
             for e in history.of_type("invoke") if e.process.startswith("worker-")]
+
+
+def _refuses(answer: Mapping[str, Any]) -> bool:
+    """Whether an answer refuses the credential: status 401, or a body that nests a 401."""
+    return answer.get("status") == 401 or _nests_401(answer.get("body"), 0)
+
+
+def _nests_401(value: Any, depth: int) -> bool:
+    if depth > 8:
+        return False
+    if isinstance(value, Mapping):
+        if value.get("status") == 401:
+            return True
+        return any(_nests_401(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_nests_401(v, depth + 1) for v in value[:50])
+    return False
 
 
 def tool_of(request: Request) -> str | None:
