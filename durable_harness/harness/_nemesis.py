@@ -29,6 +29,7 @@ from durable_harness.harness.faults import Effect, RequestFault
 __all__ = ["Condition", "Nemesis", "WorldEffect"]
 
 Condition = Callable[[str | None], bool]  # the argument after ``:`` in ``tool_call_pending:NAME``
+ARMED_GRACE_S = 60.0  # scenario seconds the chaos goes on after the world changed, while an entry is armed
 WorldEffect = Callable[[Mapping[str, Any]], "dict[str, Any] | None"]
 
 
@@ -45,6 +46,7 @@ class Nemesis:
         self.world: Any = None  # the ActionContext actions perform on (set by the World)
         self.healed = False
         self.firings = 0  # every firing that took effect, fault or action: the run loops' "the world just changed"
+        self.last_firing_s: float | None = None  # when the last of them took effect
         self.on_heal: list[Callable[[], None]] = []  # what else ends when the faults do (a network's toxics)
 
     @property
@@ -116,13 +118,21 @@ class Nemesis:
             self.apply(action, Effect(action.kind, action.params), None, "world")
 
     def waiting(self) -> bool:
-        """Whether a world-triggered action has yet to fire (the run must not end before it)."""
-        return any(not a.request_triggered and a.state.fired == 0 for a in self.actions)
+        """Whether the chaos must go on: a world-triggered action has yet to fire, or the world changed
+        less than ``ARMED_GRACE_S`` ago and an entry waiting for a request is still armed (a reviewer
+        approved: a control plane that looks for approvals every ten seconds must get to publish
+        while the fault on the publish is armed, not after the heal lifted it)."""
+        if any(not a.request_triggered and a.state.fired == 0 for a in self.actions):
+            return True
+        if self.last_firing_s is None or self._clock.now() - self.last_firing_s >= ARMED_GRACE_S:
+            return False
+        return any(entry.state.fired < entry.scheduled for entry in self.armed())
 
     def record(self, entry: RequestFault, op: int | None, target: str, evidence: Mapping[str, Any]) -> None:
         """A firing took effect: keep its evidence (a firing counts only by its evidence)."""
         entry.state.evidence.append({"op": op, "at_s": round(self._clock.now(), 6), **evidence})
         self.firings += 1
+        self.last_firing_s = self._clock.now()
         actor = getattr(entry, "actor", None)
         self._history.append(self._clock.now(), "action" if actor else "fault", actor or "nemesis",
                              {**entry.describe(), "op": op, "target": target, "evidence": dict(evidence)})

@@ -7,8 +7,9 @@ default 0). Ground truth is the sessions API's record of every call the agent ma
 where the candidate first saw each re-issued call.
 
 Progress is judged against what the world forced. A call the candidate answered as failed while the
-world was breaking that step (a fault or a person's action took effect between the call's issue and
-its answer: a report corrupted in storage, a 503 the candidate passed on) makes its redo necessary:
+world was breaking that step (a fault or a person's action took effect after the step's previous
+answer and before this one: a report corrupted in storage, a 503 the candidate passed on) makes its
+redo necessary:
 each such failure allows one re-issue of its role beyond the bound. A candidate that refuses a
 corrupt report and asks for it again passes; one that keeps asking with nothing new broken, or
 abandons calls, is charged."""
@@ -29,12 +30,16 @@ def check(inp: CheckInput) -> CheckResult:
     calls: dict[str, list[str]] = defaultdict(list)
     forced: dict[str, int] = defaultdict(int)
     breaks = _breaks(inp)
+    since: dict[str, float] = {}  # per role: when its previous call was answered
     for call in inp.truth.get("openai", {}).get("tool_calls", []):
         if (str(call.get("job_id")), str(call.get("task_version"))) == job and call.get("role") in roles \
                 and not (call.get("facts") or {}).get("platform_retry"):  # the platform's retry, not the candidate's doing
-            calls[str(call["role"])].append(str(call.get("call_id")))
-            if call.get("answered") and call.get("success") is False and _broken_during(call, breaks):
-                forced[str(call["role"])] += 1
+            role = str(call["role"])
+            calls[role].append(str(call.get("call_id")))
+            if call.get("answered") and call.get("success") is False and _broken_before(call, since.get(role), breaks):
+                forced[role] += 1
+            if call.get("answered_at") is not None:
+                since[role] = float(call["answered_at"])
     redone = {role: ids for role, ids in calls.items() if len(ids) > 1}
     excused = {role: min(forced[role], len(ids) - 1) for role, ids in redone.items() if forced[role]}
     count = sum(len(ids) - 1 for ids in redone.values()) - sum(excused.values())
@@ -57,11 +62,14 @@ def _breaks(inp: CheckInput) -> list[float]:
     return sorted(float(e["at_s"]) for f in inp.faults for e in f.get("evidence") or () if e.get("at_s") is not None)
 
 
-def _broken_during(call: Mapping[str, Any], breaks: list[float]) -> bool:
-    issued, answered = call.get("issued_at"), call.get("answered_at")
-    if issued is None or answered is None:
+def _broken_before(call: Mapping[str, Any], since: float | None, breaks: list[float]) -> bool:
+    """Whether the world broke something after the role's previous answer and before this one (the
+    step's work, its artifact or its call; in real time a firing and the call's issue may come in
+    either order within an instant)."""
+    answered = call.get("answered_at")
+    if answered is None:
         return False
-    return any(float(issued) <= t <= float(answered) for t in breaks)
+    return any((since is None or t > since) and t <= float(answered) for t in breaks)
 
 
 def _first_sight(inp: CheckInput, calls: dict[str, str]) -> list[Witness]:

@@ -103,11 +103,12 @@ def artifact_sha_at(openai_truth: Json, artifact_id: str, t: float) -> str | Non
     return None
 
 
-def _deliveries(truth: Json, job: Json) -> list[Json]:
-    """The job version's ``deliver_result`` calls the control plane accepted, oldest first."""
+def _deliveries(truth: Json, job: Json, *, accepted: bool = True) -> list[Json]:
+    """The job version's ``deliver_result`` calls the control plane accepted (all of them, when not
+    ``accepted``), oldest first."""
     key = (str(job["job_id"]), str(job["task_version"]))
     calls = (truth.get("openai") or {}).get("tool_calls", [])
-    return [c for c in calls if c.get("name") == "deliver_result" and c.get("success") is True
+    return [c for c in calls if c.get("name") == "deliver_result" and (c.get("success") is True or not accepted)
             and (str(c.get("job_id")), str(c.get("task_version"))) == key]
 
 
@@ -160,12 +161,18 @@ def checkpoint_problems(checkpoint: Json, truth: Json, job: Json, entry: Any, hi
         if not isinstance(artifact, Mapping) or artifact.get("role") != "report":
             continue
         sha = str(artifact.get("sha256"))
-        facts = reports.get(sha)
-        if facts is None:
+        first = reports.get(sha)
+        if first is None:
             out.append(f"report {sha[:12]} is no artifact the agent delivered for this job")
             continue
-        read = _last_read(history, str(facts.get("artifact_id")), int(entry.index))
-        if read != sha:
+        # The same report may have been delivered in several artifacts (one corrupted in storage and
+        # refused, then captured again): backed by any of them that the candidate read with that digest.
+        delivered = _delivered_as(_deliveries(truth, job, accepted=False), first, str(artifact.get("uri") or ""))
+        reads = [(f, _last_read(history, str(f.get("artifact_id")), int(entry.index))) for f in delivered]
+        backed = [f for f, read in reads if read == sha]
+        facts: Json = backed[0] if backed else reads[0][0]
+        if not backed:
+            read = reads[0][1]
             out.append(f"report {sha[:12]} was not what the candidate read of artifact {facts.get('artifact_id')} "
                        + ("(it never read it)" if read is None else f"(it read bytes hashing to {read[:12]})"))
         environment = str(facts.get("environment_id"))
@@ -180,6 +187,15 @@ def checkpoint_problems(checkpoint: Json, truth: Json, job: Json, entry: Any, hi
             float(c.get("answered_at") or 0.0) <= t for c in _deliveries(truth, job)):
         out.append(f"phase 'delivered' claimed, but no delivery was accepted by t={t:g}s")
     return out
+
+
+def _delivered_as(deliveries: list[Json], first: Json, uri: str) -> list[Json]:
+    """The facts of every delivery of a report (by the artifact it named), the artifact the
+    candidate's ``uri`` names first, then the first delivery of that digest, then the others."""
+    same: list[Json] = [dict(c.get("facts") or {}) for c in deliveries
+            if (c.get("facts") or {}).get("path") == first.get("path") and (c.get("facts") or {}).get("artifact_id")]
+    named = [f for f in same if uri.endswith("/" + str(f.get("artifact_id")))]
+    return [*named, dict(first), *(f for f in same if f not in named and f.get("artifact_id") != first.get("artifact_id"))]
 
 
 def _last_read(history: Any, artifact_id: str, before: int) -> str | None:
