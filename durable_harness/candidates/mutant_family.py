@@ -32,6 +32,7 @@ BUGS: Mapping[str, str] = {
     "no-lease": "takes no lease: with two workers, both work the job",
     "no-reconcile": "leaves UNKNOWN operations unresolved",
     "publish-without-approval": "publishes a draft without an approval in force",
+    "recover-all-on-start": "a (re)started instance takes over every unfinished job, even one another live worker holds",
     "reopen-after-cancel": "forgets a cancellation on restart and reopens the job",
     "reopen-on-new-version": "works a new task version of a job the user cancelled (the cancel is not final)",
     "resubmit-on-drop": "submits the task again when the event stream drops",

@@ -57,6 +57,8 @@ _SHARD_HELP = ("run slice K of N (e.g. 2/4): a deterministic share of what the c
                "matrix; put the shards back together with `durable-harness merge`")
 _KEEP_DB_HELP = ("copy the candidate's database into each scenario's report folder (for debugging; it is kept "
                  "outside the report otherwise, and it may hold what the candidate stored, secrets included)")
+_NEXT_HELP = ("the version a scenario's deploy action starts (a deploy in the middle of a job), run by the same "
+              "driver as --candidate (default: --candidate itself, restarted as a deploy)")
 _STRICT_HELP = ("a fault or action the candidate's design never met (not reached, not exercised) makes the scenario "
                 "unknown, exit 2 (default: it is coverage, shown in the report); DH_STRICT_COVERAGE=1 does the same")
 _TOXIPROXY_HELP = ("a real Toxiproxy server's API (http://HOST:PORT) for the proxies of network faults (toxic); "
@@ -85,6 +87,7 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     run.add_argument("--keep-candidate-db", action="store_true", help=_KEEP_DB_HELP)
     run.add_argument("--toxiproxy", default=None, metavar="URL", help=_TOXIPROXY_HELP)
     run.add_argument("--strict-coverage", action="store_true", help=_STRICT_HELP)
+    run.add_argument("--candidate-next", default=None, metavar="SPEC", help=_NEXT_HELP)
     run.set_defaults(func=handlers["run"])
 
     swp = sub.add_parser("sweep", help="crash the candidate at every I/O point of a scenario (one run per point)")
@@ -98,6 +101,7 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     swp.add_argument("--keep-candidate-db", action="store_true", help=_KEEP_DB_HELP)
     swp.add_argument("--toxiproxy", default=None, metavar="URL", help=_TOXIPROXY_HELP)
     swp.add_argument("--strict-coverage", action="store_true", help=_STRICT_HELP)
+    swp.add_argument("--candidate-next", default=None, metavar="SPEC", help=_NEXT_HELP)
     swp.set_defaults(func=handlers["sweep"])
 
     val = sub.add_parser("validate", help="check scenario files against the schema")

@@ -44,8 +44,8 @@ from durable_harness.harness.faults import get_fault_kind
 from durable_harness.harness.scenario import Scenario
 from durable_harness.harness.verdict import combine, exit_code
 
-__all__ = ["KEEP_DB", "MAX_SEED", "RunInterrupted", "keep_candidate_files", "reproduce_command", "run_once", "save_run",
-           "validate_seed"]
+__all__ = ["KEEP_DB", "MAX_SEED", "NEXT_ENV", "RunInterrupted", "candidate_next", "keep_candidate_files",
+           "reproduce_command", "run_once", "save_run", "validate_seed"]
 
 SETTLED = tuple(o for o in OUTCOMES if o != "running")
 _IDLE_POLL_S = 1.0
@@ -66,8 +66,25 @@ def validate_seed(seed: Any) -> int:
     return seed
 
 
+NEXT_ENV = "DH_CANDIDATE_NEXT"
+
+
+def candidate_next(candidate: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """What a ``deploy`` action starts: ``--candidate-next`` (``DH_CANDIDATE_NEXT``), which the same
+    driver must run (a process after a process, Python after Python); None when not given."""
+    raw = (environ.get(NEXT_ENV) or "").strip()
+    if not raw:
+        return None
+    if is_command(raw) != is_command(candidate):
+        raise ValueError(f"--candidate-next {raw!r}: a deploy replaces {candidate!r} by the same driver: give "
+                         f"{'a cmd: command line' if is_command(candidate) else 'a Python candidate'}")
+    return raw
+
+
 def reproduce_command(scenario: Scenario, candidate: str, seed: int) -> str:
+    nxt = candidate_next(candidate)
     return " ".join(["durable-harness", "run", "--candidate", shlex.quote(candidate),
+                     *(["--candidate-next", shlex.quote(nxt)] if nxt else []),
                      "--scenario", shlex.quote(str(scenario.source)), "--seed", str(seed)])
 
 
@@ -194,7 +211,8 @@ def _document(scenario: Scenario, candidate: str, seed: int, done: _Execution, r
         "format": FORMAT,
         "harness": harness_provenance(),
         "scenario": {"id": scenario.id, "title": scenario.title, "path": str(scenario.source), "covers": scenario.covers},
-        "candidate": {"spec": candidate, "digest": _digest(candidate)},
+        "candidate": {"spec": candidate, "digest": _digest(candidate),
+                      **({"next": nxt} if (nxt := candidate_next(candidate)) else {})},
         "seed": seed,
         "verdict": combine([safety, liveness, *(["unknown"] if error else [])]),
         "safety": "unknown" if error and safety == "pass" else safety,
@@ -251,6 +269,7 @@ def _digest(candidate: str) -> str | None:
 
 def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
     """chaos -> heal -> quiesce -> final reads. A candidate that cannot be run ends it early."""
+    world.candidate_next = candidate_next(candidate) or candidate  # a deploy without a next version: the same
     if scenario.workers > 1:
         return _execute_workers(world, scenario, candidate)
     history, clock = world.history, world.clock
@@ -445,6 +464,7 @@ def _drive(world: World, driver: Driver, scenario: Scenario, job_id: str, steps:
         if not driver.alive:
             driver.restart("crashed")
             world.check()
+        world.deploy_if_due([driver])
         fired = world.nemesis.firings
         world.begin_step()
         progressed = bool(driver.step())

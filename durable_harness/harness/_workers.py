@@ -71,6 +71,7 @@ class Workers:
         worker's report of job ``report_of`` afterwards)."""
         world = self.world
         progressed = False
+        world.deploy_if_due([d for d in self.drivers if d.alive and d.worker_id not in self.frozen])
         for driver in self.order():
             if driver.worker_id in self.frozen:
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,9 +112,9 @@ class World:
         conditions = {name: check for b in self.services.values() for name, check in b.conditions.items()}
         conditions.update({name: functools.partial(self._workload_condition, check)
                            for name, check in self.workload.conditions.items()})
-        self.nemesis = Nemesis(self.clock, self.history, faults, conditions,
-                               effects={name: e for b in self.services.values() for name, e in b.effects.items()},
-                               actions=actions)
+        effects = {name: e for b in self.services.values() for name, e in b.effects.items()}
+        effects["restart_worker"] = self._restart_worker
+        self.nemesis = Nemesis(self.clock, self.history, faults, conditions, effects=effects, actions=actions)
         self.nemesis.world = self
         self.nemesis.schedule()
         sessions = self.services.get("openai")
@@ -129,6 +129,22 @@ class World:
         self.clock.on_jump(self._record_jump)
         self._clients: list[httpx.Client] = []
         self.fork: Any = None  # a crash point forked from a sweep's clean run (``_sweep_fork``): it ends the run
+        self.candidate_next: str | None = None  # what a ``deploy`` starts (the run sets it)
+        self._deploy_due = False
+
+    def _restart_worker(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The world effect of ``restart_worker``: kill the named workers (never the requester); the
+        run restarts each at its next turn. None when there is no such worker alive to kill."""
+        if self.workers is None:
+            return None
+        who, requester = str(params.get("worker", "other")), str(params.get("requester"))
+        victims = [d for d in self.workers.drivers if d.worker_id != requester and d.alive
+                   and d.worker_id not in self.workers.frozen and who in ("other", d.worker_id)]
+        for driver in victims:
+            driver.kill(f"killed by the nemesis while {requester} worked (restart_worker)")
+            self.history.append(self.clock.now(), "crash", driver.worker_id,
+                                {"because": f"killed while {requester} worked; restarted at its next turn"})
+        return {"killed": [d.worker_id for d in victims], "requester": requester} if victims else None
 
     def _awaited_while_working(self) -> bool:
         """Whether a fault or an action still waits for a request made while the agent works: the agent
@@ -251,6 +267,22 @@ class World:
     def new_version(self, change: Mapping[str, Any]) -> dict[str, Any]:
         version = str(change.get("task_version") or next_version(str(self.job["task_version"])))
         return self.jobs[(str(self.job["job_id"]), version)]
+
+    def request_deploy(self) -> dict[str, Any] | None:
+        """The operator deploys: the next version starts at the run loop's next turn (between steps)."""
+        if self.candidate_next is None or self.candidate() is None:
+            return None
+        self._deploy_due = True
+        return {"deploy": self.candidate_next}
+
+    def deploy_if_due(self, drivers: Sequence[Driver]) -> None:
+        """Carry out a deploy the operator asked for: every worker stopped and started as the next version."""
+        if not self._deploy_due or self.candidate_next is None:
+            return
+        self._deploy_due = False
+        for driver in drivers:
+            driver.redeploy(self.candidate_next, "the operator deployed a new version")
+            self.check()
 
     # -- what the run loop asks of the world ---------------------------------------------------
     def heal(self) -> None:

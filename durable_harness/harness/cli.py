@@ -73,6 +73,20 @@ def _strict_coverage(strict: bool) -> None:
         os.environ[STRICT_COVERAGE_ENV] = "1"
 
 
+def _candidate_next(candidate: str, spec: str | None) -> None:
+    """``--candidate-next``: what a deploy action starts; the runs (and ``run -j``'s workers) read it there."""
+    from durable_harness.harness._run import NEXT_ENV, candidate_next
+
+    if spec is None:
+        return
+    try:
+        candidate_next(candidate, {NEXT_ENV: spec})
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    _check_candidate(spec)
+    os.environ[NEXT_ENV] = spec
+
+
 def _toxiproxy(url: str | None) -> None:
     """``--toxiproxy URL``: the process driver's network faults use a real Toxiproxy there (``_network``)."""
     from durable_harness.harness._network import TOXIPROXY_ENV, toxiproxy_url
@@ -285,6 +299,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _keep_candidate_db(args.keep_candidate_db)
     _toxiproxy(args.toxiproxy)
     _strict_coverage(args.strict_coverage)
+    _candidate_next(args.candidate, args.candidate_next)
     from durable_harness.harness.scenario import ScenarioError, load_scenarios
 
     scenarios = load_scenarios(_paths(args.scenario))  # all validated before anything runs
@@ -405,6 +420,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     _keep_candidate_db(args.keep_candidate_db)
     _toxiproxy(args.toxiproxy)
     _strict_coverage(args.strict_coverage)
+    _candidate_next(args.candidate, args.candidate_next)
     base = load_scenario(args.scenario or _catalogue() / "baseline.yaml")
     _check_candidate(args.candidate)
     report: Path = args.report

@@ -51,6 +51,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "module:factory | 'cmd:<command line>' for a process)")
     group.addoption("--dh-seed", type=int, default=None, metavar="N", help="root seed for every scenario (default: per scenario)")
     group.addoption("--dh-report", default=None, metavar="DIR", help="write run.json and history.jsonl per scenario here")
+    group.addoption("--dh-candidate-next", default=None, metavar="SPEC",
+                    help="the version a scenario's deploy action starts (default: --dh-candidate itself)")
     group.addoption("--dh-strict-coverage", action="store_true", default=False,
                     help="a fault or action the candidate's design never met (not reached, not exercised) makes the "
                          "scenario unknown, a failed test (default: coverage, not a failure)")
@@ -68,6 +70,15 @@ def pytest_configure(config: pytest.Config) -> None:
         from durable_harness.harness._coverage import STRICT_COVERAGE_ENV
 
         os.environ[STRICT_COVERAGE_ENV] = "1"
+    following = config.getoption("--dh-candidate-next", None)
+    if following:  # as --candidate-next: checked against the candidate's driver, inherited by the workers
+        from durable_harness.harness._run import NEXT_ENV, candidate_next
+
+        try:
+            candidate_next(str(candidate or "reference"), {NEXT_ENV: following})
+        except ValueError as err:
+            raise pytest.UsageError(str(err)) from None
+        os.environ[NEXT_ENV] = following
     if (candidate is None and config.getoption("--dh-explore", None) is None) or hasattr(config, "workerinput"):
         return
     from durable_harness.harness._settings import check_settings

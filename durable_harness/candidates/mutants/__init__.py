@@ -14,7 +14,7 @@ from durable_harness.candidates.mutants import (  # noqa: F401  (registration: a
     trust_agent_text,
 )
 from durable_harness.candidates.mutants import (  # noqa: F401  (registration: several workers)
-    lease_check_then_write, lease_not_renewed, no_fencing_token, no_lease,
+    lease_check_then_write, lease_not_renewed, no_fencing_token, no_lease, recover_all_on_start,
 )
 from durable_harness.candidates.mutants._registry import MUTANTS, Mutant, get_mutant, mutant_names
 

@@ -68,8 +68,9 @@ class Leases:
         now = self.now()
         if row is not None and row[0] == self.worker_id and row[1] == mine and row[2] > now:
             return self.store.renew_lease(job_id, self.worker_id, mine, now + LEASE_TTL_S)
-        if row is not None and row[2] > now and row[0] != self.worker_id:
-            return False  # another worker's, until it runs out (a predecessor of ours is dead: take it over)
+        fresh = job_id not in self._acquired_once and not self.sg.spare_live_leases_on_start
+        if row is not None and row[2] > now and row[0] != self.worker_id and not fresh:  # (fresh: the bug, a
+            return False  # start that recovers all work) another worker's, until it runs out (a predecessor of ours is dead: take it over)
         with self._locked(wait=False) as locked:
             if not locked:
                 return False  # a write is on its way: no takeover now

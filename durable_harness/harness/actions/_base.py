@@ -46,6 +46,7 @@ class ActionContext(Protocol):
     def candidate(self) -> Any: ...  # the Driver of the running candidate (None before it starts)
     def set_job(self, job: dict[str, Any]) -> None: ...
     def new_version(self, change: Mapping[str, Any]) -> dict[str, Any]: ...
+    def request_deploy(self) -> dict[str, Any] | None: ...  # the next version, at the run loop's next turn
 
 
 class ScenarioAction(RequestFault):

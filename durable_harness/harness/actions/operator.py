@@ -1,11 +1,16 @@
-"""The operator's actions: revoke a credential; change the job's allowed tools.
+"""The operator's actions: revoke a credential; change the job's allowed tools; deploy a new version.
 
 ``revoke_credentials`` revokes what the candidate was given for one service (``service``:
 ``wordpress`` its application password, ``openai`` its API key, ``approvals`` its token): from then
 on the service refuses it (401), and a correct control plane stops and asks for a human instead of
 trying again or around it. ``change_allowed_tools`` removes (and may add) tools of the job's
 ``allowed_tools`` and submits the job again, same version, so the candidate learns its new policy;
-a tool no longer allowed must not be executed any more.
+a tool no longer allowed must not be executed any more. ``deploy`` stops the running control plane
+as a deploy does (in-process: its instance is closed; as a process: SIGTERM, then SIGKILL after a
+grace period) and starts the next version (``--candidate-next``; the same candidate when none is
+given) on the same database, between two of its steps: pending work must survive the new code
+(a durable-execution library that pins pending workflows to the version that started them
+strands them).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 
 from durable_harness.harness.actions._base import ActionContext, ScenarioAction, action_kind
 
-__all__ = ["ChangeAllowedTools", "RevokeCredentials"]
+__all__ = ["ChangeAllowedTools", "Deploy", "RevokeCredentials"]
 
 _TOOL = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
 
@@ -51,3 +56,9 @@ class ChangeAllowedTools(ScenarioAction):
         answer = driver.submit(job)
         world.set_job(job)
         return {"allowed_tools": tools, "acknowledged": answer is not None}
+
+
+@action_kind("deploy", "operator")
+class Deploy(ScenarioAction):
+    def perform(self, world: ActionContext) -> dict[str, Any] | None:
+        return world.request_deploy()

@@ -366,6 +366,9 @@ class ForkedDriver(InProcessDriver):
             if method not in child.methods:
                 raise CandidateFailed(f"{self.worker_id}: the candidate object has no {method}() method (see docs/contract.md)")
 
+    def _use(self, spec: str, resolve: Any) -> None:
+        self._spec = spec  # the next instance's child imports it
+
     def _record_error(self, method: str, err: BaseException) -> int:
         number = super()._record_error(method, err)
         if isinstance(err, CandidateRaised) and len(self._errors) == number:

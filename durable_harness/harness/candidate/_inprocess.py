@@ -94,6 +94,19 @@ class InProcessDriver:
         self._history.append(self._clock.now(), "restart", self.worker_id, {"restart": self._restarts, "because": because})
         self.start()
 
+    def redeploy(self, spec: str, because: str) -> None:
+        """A deploy: the instance is stopped (its ``close()`` called, as a graceful shutdown would)
+        and the next version's instance starts on the same database. Not a crash: no restart budget."""
+        from durable_harness.harness.candidate._spec import resolve_candidate
+
+        self._discard()
+        self._history.append(self._clock.now(), "restart", self.worker_id, {"because": because, "deployed": spec})
+        self._use(spec, resolve_candidate)
+        self.start()
+
+    def _use(self, spec: str, resolve: Callable[[str], Any]) -> None:
+        self._factory = resolve(spec)
+
     def kill(self, because: str, *, spare_op: int | None = None) -> None:
         """Abandon the instance (a crash fired by the gate, or the candidate's own exception). Its
         requests still open are completed as ``info`` (``spare_op``: one that goes on without it,

@@ -83,6 +83,7 @@ def startup_timeout_s(environ: Mapping[str, str] = os.environ) -> float:
     return value
 CALL_TIMEOUT_S = 30.0  # real seconds for one control-API call
 STEP_WINDOW_S = 1.0  # scenario seconds of one step
+DEPLOY_GRACE_S = 10.0  # scenario seconds a deployed-over version has to stop after SIGTERM
 QUIET_S = 5.0  # scenario seconds without a change in the world before a step says it made no progress
 HEALTH_POLL_S = 0.05
 EXIT_GRACE_S = 2.0  # real seconds a refused call waits for the process's exit under way
@@ -305,6 +306,29 @@ class ProcessDriver:
         self._restarts += 1
         self._history.append(self._clock.now(), "restart", self.worker_id,
                              {"restart": self._restarts, "because": because})
+        self._spawn()
+        self._wait_healthy()
+
+    def redeploy(self, spec: str, because: str) -> None:
+        """A deploy: SIGTERM to the group, up to ``DEPLOY_GRACE_S`` of scenario time (at least a real
+        second) to stop by itself, then SIGKILL; the next version's command starts on the same
+        database. Not a crash: no restart budget."""
+        from durable_harness.harness.candidate._command import parse_command
+
+        command = parse_command(spec)
+        child = self._child
+        if child is not None and child.alive():
+            child.signal(signal.SIGTERM)
+            bound = RealBound(max(1.0, DEPLOY_GRACE_S / self._clock.scale))
+            while child.alive() and not bound.expired():
+                self._lock.wait(HEALTH_POLL_S)
+            stopped = "stopped by itself" if not child.alive() else "killed after the grace period"
+        else:
+            stopped = "was not running"
+        self._kill()
+        self._command = command
+        self._history.append(self._clock.now(), "restart", self.worker_id,
+                             {"because": f"{because} (the old version {stopped})", "deployed": spec})
         self._spawn()
         self._wait_healthy()
 

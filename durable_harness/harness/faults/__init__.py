@@ -2,7 +2,7 @@
 
 from durable_harness.harness.faults import (  # noqa: F401  (registration)
     consistency, crash, drop_stream, duplicate_events, error_after_commit, executor_faults, http_error, lose_response, pause_worker,
-    refuse_connection, toxic, unknown_pending_tool_call, webhook_faults,
+    refuse_connection, restart_worker, toxic, unknown_pending_tool_call, webhook_faults,
 )
 from durable_harness.harness.faults._base import (
     Action, Crash, Cut, Drop, Duplicate, Effect, FaultContext, Hold, Lose, Respond, Rewrite, Trigger,

@@ -175,7 +175,7 @@ def _check_names(path: Path, raw: dict[str, Any]) -> None:
                                 f"give workers: {needed} or more (got {workers!r})")
         if "worker" in fault:
             named = str(fault["worker"])
-            if named != "any" and int(named.split("-")[1]) > workers:
+            if named not in ("any", "other") and int(named.split("-")[1]) > workers:
                 raise ScenarioError(f"{path}: faults[{i}].worker: {named!r} is not among the run's {workers} workers")
     if raw.get("sweep") and int(raw.get("workers", 1)) > 1:
         raise ScenarioError(f"{path}: workers: a sweep crashes one worker at every I/O point; give workers: 1 "
