@@ -2,9 +2,9 @@
 
 From the cancellation on, a job may read anything and cancel its session's turn, nothing else.
 Every write still SENT, UNKNOWN or PREPARED is settled from what the site shows: a create by
-its operation key, an update or a publish by reading the post back, the SEO call by the post's
-Rank Math meta when the site shows it. Then the session's turn is cancelled (allowed, and
-harmless when no turn runs).
+its operation key, an update or a publish by reading the post back; the SEO call, which cannot
+be read back through REST, stays UNKNOWN (as the contract says). Then the session's turn is
+cancelled (allowed, and harmless when no turn runs).
 """
 
 from __future__ import annotations
@@ -45,7 +45,12 @@ def _settle_setter(op: Op, post_id: int | None) -> None:
                       for k, v in intent.items())
     elif op.kind == "wp_set_seo" and isinstance(intent, dict):
         meta = post.get("meta")
-        applied = isinstance(meta, dict) and meta.get("rank_math_title") == intent.get("title")
+        if not isinstance(meta, dict) or "rank_math_title" not in meta:
+            # Rank Math's values cannot be read back through REST, and after a cancellation
+            # the call may not be sent again: it stays as it was (UNKNOWN), honestly.
+            r.ledger.mark(op.op_key, "UNKNOWN", error="SEO cannot be read back")
+            return
+        applied = meta.get("rank_math_title") == intent.get("title")
     else:
         applied = False
     if applied:
