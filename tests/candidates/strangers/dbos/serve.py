@@ -42,7 +42,10 @@ def main() -> None:
     config: DBOSConfig = {
         "name": "dh-dbos-control-plane",
         "system_database_url": settings.sqlalchemy_url,
-        "application_version": APP_VERSION + ("-buggy" if settings.buggy else ""),
+        # One version string for every deploy of this code (the variant included): DBOS only
+        # recovers pending workflows of its own application version, and a deploy mid-job must
+        # take the old process's pending work up.
+        "application_version": APP_VERSION,
         "executor_id": settings.worker_id,
         "log_level": "WARNING",
         "sys_db_pool_size": 10,
