@@ -34,6 +34,15 @@ class Approvals:
             self.on_revoked("approvals")
         return answer
 
+    def active(self, *, job_id: str, version: str) -> tuple[Answer, list[dict[str, Any]]]:
+        """The first page of this version's active publish approvals (a cheap look first: the
+        post is read for its digest only when there is an approval to check it against)."""
+        answer = self._get({"job_id": job_id, "task_version": version, "action": "publish",
+                            "status": "active", "limit": 100})
+        if not answer.ok or not isinstance(answer.body, dict):
+            return answer, []
+        return answer, list(answer.body.get("data") or [])
+
     def in_force(self, *, job_id: str, version: str, post_id: int, content_sha256: str,
                  now_unix: float) -> tuple[Answer, dict[str, Any] | None]:
         """The approval in force for this exact post and content, or None."""

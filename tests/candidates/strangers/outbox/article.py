@@ -182,6 +182,9 @@ class Article:
             post_id = self.post_id(job)
             if post_id is None:
                 return "no article"
+            answer, candidates = self.approvals.active(job_id=job.job_id, version=job.version)
+            if not candidates:
+                return f"no approval in force ({answer.describe()})"
             post = self.wp.get_post(post_id)
             if not post.ok or not isinstance(post.body, dict):
                 return f"the post could not be read ({post.describe()})"
