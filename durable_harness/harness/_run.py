@@ -403,6 +403,7 @@ def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execu
     finally:
         world.gate.hold = None
         if workers is not None:
+            workers.wait_restarts()
             done.restarts = workers.restarts
             done.candidate_errors = workers.candidate_errors
             done.startups_s = [s for d in workers.drivers for s in getattr(d, "startups_s", [])]

@@ -16,6 +16,7 @@ is, so one-worker runs are unchanged) or judge interleavings (``unauthorized_cal
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,6 +39,7 @@ class Workers:
                 driver.solo = False  # a process's death does not stop the run's time: the others work on
         self.frozen: set[str] = set()
         self.failure: BaseException | None = None  # a worker that could not be run during a pause
+        self._restarting: list[threading.Thread] = []  # restarts going on beside the others (``restart_apart``)
         self._rng = component_random(world.seed, "workers.order")
 
     # -- who ---------------------------------------------------------------------------------
@@ -114,6 +116,38 @@ class Workers:
                 target = nxt if nxt is not None and nxt > clock.now() else clock.now() + _IDLE_POLL_S
                 clock.jump(max(clock.now(), min(target, end)))
         return steps
+
+    # -- a worker restarted beside the others (``restart_worker``) -------------------------------
+    def restart_apart(self, driver: Driver, because: str) -> None:
+        """Restart ``driver`` on a thread of its own, the world locked but for its waits, while the
+        others work on (its process's start takes real time); the rounds skip it and people do not
+        reach it (``frozen``) until it is up. A failure to start ends the run at the next round."""
+        self.frozen.add(driver.worker_id)
+        marks = hasattr(driver, "frozen")
+        if marks:
+            setattr(driver, "frozen", True)  # a call made to it meanwhile (its own step's) gets no answer
+
+        def run() -> None:
+            try:
+                with self.world.lock:
+                    driver.restart(because)
+            except BaseException as err:  # CandidateFailed or the harness's own: the round raises it
+                self.failure = err
+            finally:
+                if marks:
+                    setattr(driver, "frozen", False)
+                self.frozen.discard(driver.worker_id)
+                self.world.lock.notify()
+
+        thread = threading.Thread(target=run, name=f"dh-restart-{driver.worker_id}", daemon=True)
+        self._restarting.append(thread)
+        thread.start()
+
+    def wait_restarts(self, timeout_s: float = 120.0) -> None:
+        """Let the restarts begun beside the others end (before the run's processes are closed)."""
+        for thread in self._restarting:
+            thread.join(timeout_s)
+        self._restarting.clear()
 
     # -- pauses (the gate's hold hook) -----------------------------------------------------------
     def hold_hook(self, job_id: str, max_steps: int, deadline_s: float) -> Callable[[str, float, bool, int], dict[str, Any]]:

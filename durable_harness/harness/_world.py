@@ -141,9 +141,16 @@ class World:
         victims = [d for d in self.workers.drivers if d.worker_id != requester and d.alive
                    and d.worker_id not in self.workers.frozen and who in ("other", d.worker_id)]
         for driver in victims:
-            driver.kill(f"killed by the nemesis while {requester} worked (restart_worker)")
+            # It comes back at once: in-process now (a start takes none); as a process on a thread of
+            # its own while the others work on (its start takes real time).
+            because = f"killed while {requester} worked (restart_worker)"
+            driver.kill(because)
             self.history.append(self.clock.now(), "crash", driver.worker_id,
-                                {"because": f"killed while {requester} worked; restarted at its next turn"})
+                                {"because": f"killed while {requester} worked; restarted at once"})
+            if isinstance(self.clock, RealTimeClock):
+                self.workers.restart_apart(driver, because)
+            else:
+                driver.restart(because)
         return {"killed": [d.worker_id for d in victims], "requester": requester} if victims else None
 
     def _awaited_while_working(self) -> bool:

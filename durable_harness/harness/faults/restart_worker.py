@@ -7,8 +7,10 @@ gives every replica the same executor id recovers the live worker's workflow too
 executions of one job then write side by side. At the trigger's request (made by any worker, or
 by the one the trigger's ``requester`` names), the workers ``worker`` names (``other``, the
 default: every worker but the one making the request; or ``worker-N``, never the requester) are
-killed: their memory and locks are gone, their open requests reach no one. The run restarts each
-at its next turn on the same database; the requester's request goes on as usual. Needs ``workers``
+killed: their memory and locks are gone, their open requests reach no one. Each starts again at
+once on the same database: in-process before the requester's request goes on (a start takes no
+time), as a process at the run's next turn while the others work on (its start takes real time;
+the trigger is best placed early in the job, so that work is left when it is back). Needs ``workers``
 of 2 or more. What is judged is what always is: a write after another worker's (a stale writer),
 duplicates, what the job's ledger says.
 """
