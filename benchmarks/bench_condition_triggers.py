@@ -8,7 +8,7 @@ each candidate as a process (real time, compressed by ``DURABLE_HARNESS_TIME_SCA
 says, per scenario and candidate, in how many runs every entry fired (or was not exercised: a fault on
 a channel the design never uses, such as the event stream for a control plane that polls), how many
 runs passed, and the statuses seen. The default candidates: the polling control plane written from the contract alone
-(``tests/candidates/polling``), served as a process, and the reference as a process.
+(``tests/candidates/strangers/polling``), served as a process, and the reference as a process.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ REPO = Path(__file__).parents[1]
 SCENARIOS = ("api-key-revoked-mid-turn", "session-listing-lags", "stale-session-reads", "stream-dropped-mid-turn",
              "executor-disconnected", "coding-api-key-revoked", "session-create-502-after-commit")
 SERVE = f"cmd:{shlex.quote(sys.executable)} -m durable_harness.candidates.reference.serve"
-DEFAULT_CANDIDATES = (f"{SERVE} --candidate tests.candidates.polling:create", SERVE)
+DEFAULT_CANDIDATES = (f"{SERVE} --candidate tests.candidates.strangers.polling:create", SERVE)
 
 
 def one(spec: str, scenario_id: str) -> tuple[str, str, dict[str, Any]]:

@@ -15,7 +15,7 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
 * ``sweep``      — the crash-point sweep of the article workload (``restart-at-every-io-point``): CPU and
   wall seconds, and its points;
 * ``stranger``   — the same for a control plane written from the contract alone, unlike the reference
-  (``tests/candidates/polling:create``: it polls, and commits to its SQLite store with SQLite's
+  (``tests/candidates/strangers/polling:create``: it polls, and commits to its SQLite store with SQLite's
   defaults): a baseline run (CPU of every process, wall) and the article's sweep (wall); and for the
   reference in a module that imports SQLAlchemy's ORM (``tests/candidates/orm_user:make``), as a
   control plane built on it does: the same figures;
@@ -338,7 +338,7 @@ def row_sweep(args: argparse.Namespace) -> list[Figure]:
     return [cpu, wall]
 
 
-STRANGERS = {"stranger": "tests.candidates.polling:create", "ORM user": "tests.candidates.orm_user:make"}
+STRANGERS = {"stranger": "tests.candidates.strangers.polling:create", "ORM user": "tests.candidates.orm_user:make"}
 
 
 def row_stranger(args: argparse.Namespace) -> list[Figure]:

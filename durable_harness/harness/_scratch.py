@@ -4,7 +4,7 @@ A crash in a run is the death of a process (SIGKILL), never a power cut: whateve
 wrote reaches every later process from the kernel's page cache, whether or not it was flushed to
 the disk. Flushing (``fsync``) buys the candidate nothing here, yet SQLite's defaults flush at
 every commit, and a control plane that commits before each side effect commits often: measured
-on a candidate of that kind (``tests/candidates/polling``), its crash-point sweep of the article
+on a candidate of that kind (``tests/candidates/strangers/polling``), its crash-point sweep of the article
 took 12.9 to 14.5 s with its files on the disk and 9.8 s in memory. So by default those files live
 on a memory filesystem (``/dev/shm``) when there is one with room to spare (``MIN_FREE_BYTES``),
 and in the system's temporary folder otherwise (``TMPDIR``). ``DURABLE_HARNESS_SCRATCH=DIR`` puts

@@ -1,6 +1,6 @@
 """A control plane written from docs/contract.md alone passes the whole catalogue, in both stepping styles.
 
-The candidate (``tests/candidates/polling``) is deliberately unlike the reference: it never opens the
+The candidate (``tests/candidates/strangers/polling``) is deliberately unlike the reference: it never opens the
 event stream (it polls ``sessions.retrieve`` and waits on the virtual clock), keeps its own SQLite
 store in its own shape, and comes as two factories — ``create`` (each step does what is available
 now) and ``create_blocking`` (one step carries a job until it settles). A correct design must pass
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest 
 
 REPO = Path(__file__).parents[2]
 CATALOGUE = load_scenarios([REPO / "durable_harness" / "scenarios"])
-FACTORIES = ("tests.candidates.polling:create", "tests.candidates.polling:create_blocking")
+FACTORIES = ("tests.candidates.strangers.polling:create", "tests.candidates.strangers.polling:create_blocking")
 
 
 def _param(scenario: Any, factory: str) -> Any:

@@ -83,7 +83,7 @@ def test_every_kind_of_run_document_renders(tmp_path: Path, monkeypatch: pytest.
         "pass": run_scenario(scenario("baseline"), "reference"),
         "fail": run_scenario(scenario("lost-draft-response"), "mutant:blind-retry"),
         "unknown": run_scenario(scenario("draft-503-before-write"), "mutant:unknown-is-failure"),
-        "not exercised": run_scenario(scenario("duplicated-stream-events"), "tests.candidates.polling:create"),
+        "not exercised": run_scenario(scenario("duplicated-stream-events"), "tests.candidates.strangers.polling:create"),
         "candidate error": run_scenario(scenario("baseline"), "tests.e2e.test_runs:exploding"),
         "setup error": run_scenario(scenario("forged-webhooks"), "tests.e2e.test_runs:idle"),
         "harness error": _harness_error(monkeypatch),

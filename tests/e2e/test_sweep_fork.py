@@ -63,7 +63,7 @@ def test_forked_points_are_the_runs_from_scratch(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("candidate", ["reference", "mutant:blind-retry", "mutant:new-session-on-restart",
-                                       "tests.candidates.polling:create"])
+                                       "tests.candidates.strangers.polling:create"])
 def test_forked_points_of_the_article_sweep_are_the_runs_from_scratch(tmp_path: Path, candidate: str) -> None:
     doc = _same_as_from_scratch(ARTICLE, candidate, tmp_path, every=8)
     assert (doc["verdict"] == "pass") == (not candidate.startswith("mutant:")), doc["sweep"]

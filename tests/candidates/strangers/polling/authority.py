@@ -14,8 +14,8 @@ request, a tool result, a user message, a session created or updated — is prec
 
 from __future__ import annotations
 
-from tests.candidates.polling.records import Job
-from tests.candidates.polling.store import Store
+from tests.candidates.strangers.polling.records import Job
+from tests.candidates.strangers.polling.store import Store
 
 __all__ = ["Authority", "JobStopped", "ToolNotAllowed"]
 

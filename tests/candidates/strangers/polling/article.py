@@ -24,11 +24,11 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tests.candidates.polling.actions import Answer, Wait
-from tests.candidates.polling.authority import Authority, ToolNotAllowed
-from tests.candidates.polling.records import Call, Job, Operation
-from tests.candidates.polling.store import Store
-from tests.candidates.polling.wordpress import Lookup, Outcome, WordPress
+from tests.candidates.strangers.polling.actions import Answer, Wait
+from tests.candidates.strangers.polling.authority import Authority, ToolNotAllowed
+from tests.candidates.strangers.polling.records import Call, Job, Operation
+from tests.candidates.strangers.polling.store import Store
+from tests.candidates.strangers.polling.wordpress import Lookup, Outcome, WordPress
 
 __all__ = ["PHASES", "ROLE_TOOLS", "ArticleTools"]
 
@@ -114,11 +114,14 @@ def _text(value: object) -> str:
 class ArticleTools:
     """Performs the article workload's tool calls against WordPress, through the ledger."""
 
-    def __init__(self, store: Store, wordpress: WordPress, authority: Authority, now: Callable[[], float]) -> None:
+    def __init__(self, store: Store, wordpress: WordPress, authority: Authority, now: Callable[[], float], *,
+                 look_up_before_resending: bool = True) -> None:
         self._store = store
         self._wp = wordpress
         self._authority = authority
         self._now = now
+        # The one-bug variant (``create_buggy``) resends a create whose outcome it does not know.
+        self._look_up_first = look_up_before_resending
 
     @staticmethod
     def tool_definitions(allowed: list[str]) -> list[dict[str, Any]]:
@@ -197,7 +200,7 @@ class ArticleTools:
         now = self._now()
         if op.not_before > now:
             return Wait(op.not_before - now)
-        if op.state in ("SENT", "UNKNOWN") and op.kind in _LOOKUP_KINDS:
+        if op.state in ("SENT", "UNKNOWN") and op.kind in _LOOKUP_KINDS and self._look_up_first:
             waiting = self._look_up(op)
             if waiting is not None:
                 return waiting

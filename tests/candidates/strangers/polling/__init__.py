@@ -17,15 +17,19 @@ Two factories, two stepping styles the contract allows:
 
 - ``create``: each ``step()`` does what is available now and returns;
 - ``create_blocking``: one ``step()`` carries each job until it settles.
+
+``create_buggy`` is the one-bug variant: a create (a draft, an upload) whose outcome it does not know
+(a lost answer, a 5xx after the write, a crash in between) is sent again without looking it up by
+its operation key first.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tests.candidates.polling.control_plane import PollingControlPlane
+from tests.candidates.strangers.polling.control_plane import PollingControlPlane
 
-__all__ = ["PollingControlPlane", "create", "create_blocking"]
+__all__ = ["PollingControlPlane", "create", "create_blocking", "create_buggy"]
 
 
 def create(env: Any) -> PollingControlPlane:
@@ -36,3 +40,8 @@ def create(env: Any) -> PollingControlPlane:
 def create_blocking(env: Any) -> PollingControlPlane:
     """The blocking control plane: one step runs each job until it settles."""
     return PollingControlPlane(env, blocking=True)
+
+
+def create_buggy(env: Any) -> PollingControlPlane:
+    """The one-bug variant: an unknown create is sent again, never looked up first."""
+    return PollingControlPlane(env, blocking=False, buggy=True)

@@ -20,12 +20,12 @@ import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from tests.candidates.polling.approvals import Approval, Approvals, ApprovalsUnavailable
-from tests.candidates.polling.article import PUBLISH_KIND, ArticleTools
-from tests.candidates.polling.authority import Authority, ToolNotAllowed
-from tests.candidates.polling.records import Job, Operation
-from tests.candidates.polling.store import Store
-from tests.candidates.polling.wordpress import WordPress
+from tests.candidates.strangers.polling.approvals import Approval, Approvals, ApprovalsUnavailable
+from tests.candidates.strangers.polling.article import PUBLISH_KIND, ArticleTools
+from tests.candidates.strangers.polling.authority import Authority, ToolNotAllowed
+from tests.candidates.strangers.polling.records import Job, Operation
+from tests.candidates.strangers.polling.store import Store
+from tests.candidates.strangers.polling.wordpress import WordPress
 
 __all__ = ["PublishStep", "Publisher"]
 

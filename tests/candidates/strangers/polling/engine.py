@@ -36,25 +36,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.candidates.polling.actions import Answer, Progress, Wait
-from tests.candidates.polling.approvals import Approvals
-from tests.candidates.polling.article import ArticleTools
-from tests.candidates.polling.authority import Authority, JobStopped
-from tests.candidates.polling.coding import ENVIRONMENT_REPLACED_NOTICE, Deliveries
-from tests.candidates.polling.credentials import CredentialRevoked, Credentials
-from tests.candidates.polling.leases import LEASE_TTL_S, LeaseLost, Leases
-from tests.candidates.polling.publishing import Publisher
-from tests.candidates.polling.records import Call, Job, Message
-from tests.candidates.polling.sessions import (
+from tests.candidates.strangers.polling.actions import Answer, Progress, Wait
+from tests.candidates.strangers.polling.approvals import Approvals
+from tests.candidates.strangers.polling.article import ArticleTools
+from tests.candidates.strangers.polling.authority import Authority, JobStopped
+from tests.candidates.strangers.polling.coding import ENVIRONMENT_REPLACED_NOTICE, Deliveries
+from tests.candidates.strangers.polling.credentials import CredentialRevoked, Credentials
+from tests.candidates.strangers.polling.leases import LEASE_TTL_S, LeaseLost, Leases
+from tests.candidates.strangers.polling.publishing import Publisher
+from tests.candidates.strangers.polling.records import Call, Job, Message
+from tests.candidates.strangers.polling.sessions import (
     NotPending,
     Refused,
     SessionsApi,
     Transient,
     arguments_of,
 )
-from tests.candidates.polling.stopping import Stopper
-from tests.candidates.polling.store import Store
-from tests.candidates.polling.wordpress import WordPress
+from tests.candidates.strangers.polling.stopping import Stopper
+from tests.candidates.strangers.polling.store import Store
+from tests.candidates.strangers.polling.wordpress import WordPress
 
 __all__ = ["POLL_MAX_S", "POLL_MIN_S", "Engine"]
 
@@ -76,7 +76,7 @@ class Engine:
     """Carries jobs forward one look at a time; holds no state that matters beyond the store
     (only the polling back-off, which a restart may forget)."""
 
-    def __init__(self, env: Any) -> None:
+    def __init__(self, env: Any, *, buggy: bool = False) -> None:
         self.store = Store(env.database_url)
         self._clock = env.clock
         approvals_endpoint = env.services.get("approvals")  # the approval authority (article jobs publish under it)
@@ -92,7 +92,8 @@ class Engine:
         self._current = ""
         wordpress.fence = lambda: self.leases.writing(self._current)
         approvals = Approvals(env.http, approvals_url, approvals_token, credentials)
-        self.article = ArticleTools(self.store, wordpress, self.authority, self._clock.now)
+        self.article = ArticleTools(self.store, wordpress, self.authority, self._clock.now,
+                                    look_up_before_resending=not buggy)
         self.coding = Deliveries(self.store, self._sessions, self._clock.now)
         self._publisher = Publisher(self.store, wordpress, approvals, self.authority, self.article, self._clock.now,
                                     self._clock.unix)

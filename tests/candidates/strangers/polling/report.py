@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.candidates.polling.article import ArticleTools
-from tests.candidates.polling.coding import Deliveries
-from tests.candidates.polling.records import Job
-from tests.candidates.polling.store import Store
+from tests.candidates.strangers.polling.article import ArticleTools
+from tests.candidates.strangers.polling.coding import Deliveries
+from tests.candidates.strangers.polling.records import Job
+from tests.candidates.strangers.polling.store import Store
 
 __all__ = ["build_report", "unknown_job_report"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from tests.candidates.polling.store import Store
+from tests.candidates.strangers.polling.store import Store
 
 __all__ = ["CredentialRevoked", "Credentials"]
 

@@ -14,10 +14,10 @@ import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tests.candidates.polling.actions import Answer, Wait
-from tests.candidates.polling.records import Call, Job
-from tests.candidates.polling.sessions import Refused, SessionsApi, Transient
-from tests.candidates.polling.store import Store
+from tests.candidates.strangers.polling.actions import Answer, Wait
+from tests.candidates.strangers.polling.records import Call, Job
+from tests.candidates.strangers.polling.sessions import Refused, SessionsApi, Transient
+from tests.candidates.strangers.polling.store import Store
 
 __all__ = ["ENVIRONMENT_REPLACED_NOTICE", "Deliveries"]
 

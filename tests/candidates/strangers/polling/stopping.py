@@ -18,12 +18,12 @@ that is left allows it.
 
 from __future__ import annotations
 
-from tests.candidates.polling.actions import Progress
-from tests.candidates.polling.article import ArticleTools
-from tests.candidates.polling.credentials import CredentialRevoked
-from tests.candidates.polling.records import Job
-from tests.candidates.polling.sessions import Refused, SessionsApi, Transient
-from tests.candidates.polling.store import Store
+from tests.candidates.strangers.polling.actions import Progress
+from tests.candidates.strangers.polling.article import ArticleTools
+from tests.candidates.strangers.polling.credentials import CredentialRevoked
+from tests.candidates.strangers.polling.records import Job
+from tests.candidates.strangers.polling.sessions import Refused, SessionsApi, Transient
+from tests.candidates.strangers.polling.store import Store
 
 __all__ = ["Stopper"]
 

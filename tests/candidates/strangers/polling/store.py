@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from tests.candidates.polling.records import Call, Delivery, Job, Message, Operation
+from tests.candidates.strangers.polling.records import Call, Delivery, Job, Message, Operation
 
 __all__ = ["Store", "sqlite_path"]
 

@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 import httpx
 
-from tests.candidates.polling.credentials import CredentialRevoked, Credentials
-from tests.candidates.polling.leases import LeaseLost
+from tests.candidates.strangers.polling.credentials import CredentialRevoked, Credentials
+from tests.candidates.strangers.polling.leases import LeaseLost
 
 __all__ = ["Lookup", "Outcome", "WordPress"]
 

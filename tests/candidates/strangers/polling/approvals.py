@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from tests.candidates.polling.credentials import Credentials
+from tests.candidates.strangers.polling.credentials import Credentials
 
 __all__ = ["Approval", "Approvals", "ApprovalsUnavailable"]
 

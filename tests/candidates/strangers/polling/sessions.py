@@ -19,7 +19,7 @@ from typing import Any
 import openai
 from openai.types.beta.agent_session_item import FunctionCallOutputItemResource
 
-from tests.candidates.polling.credentials import CredentialRevoked, Credentials
+from tests.candidates.strangers.polling.credentials import CredentialRevoked, Credentials
 
 __all__ = ["CredentialRevoked", "NotPending", "Refused", "SessionsApi", "Transient", "arguments_of"]
 

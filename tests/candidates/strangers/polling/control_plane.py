@@ -23,9 +23,9 @@ from typing import Any
 
 import openai
 
-from tests.candidates.polling.engine import POLL_MAX_S, Engine
-from tests.candidates.polling.leases import LEASE_TTL_S
-from tests.candidates.polling.report import build_report, unknown_job_report
+from tests.candidates.strangers.polling.engine import POLL_MAX_S, Engine
+from tests.candidates.strangers.polling.leases import LEASE_TTL_S
+from tests.candidates.strangers.polling.report import build_report, unknown_job_report
 
 __all__ = ["PollingControlPlane"]
 
@@ -42,10 +42,10 @@ def _header(headers: Any, name: str) -> str | None:
 
 
 class PollingControlPlane:
-    def __init__(self, env: Any, *, blocking: bool) -> None:
+    def __init__(self, env: Any, *, blocking: bool, buggy: bool = False) -> None:
         self._env = env
         self._clock = env.clock
-        self._engine = Engine(env)
+        self._engine = Engine(env, buggy=buggy)
         self._store = self._engine.store
         self._blocking = blocking
         self._due: dict[tuple[str, str], float] = {}
