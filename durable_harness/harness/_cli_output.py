@@ -36,7 +36,9 @@ def run_lines(doc: Mapping[str, Any]) -> list[str]:
     idle = [f for f in doc.get("faults", []) if f.get("status") == "not_exercised"]
     past = [f for f in doc.get("faults", []) if f.get("status") == "not_reached"]
     coverage = f"  not exercised: {', '.join(sorted({f['kind'] for f in idle}))}" if idle else ""
-    coverage += f"  not reached: {len(past)} crash point{'s' if len(past) != 1 else ''}" if past else ""
+    kinds = sorted({str(f["kind"]) for f in past})
+    coverage += (f"  not reached: {len(past)} crash point{'s' if len(past) != 1 else ''}" if kinds == ["crash"] and
+                 len(past) > 1 else f"  not reached: {', '.join(kinds)}") if past else ""
     lines = [f"{mark:8} {doc['scenario']['id']:34} {counters}  history {doc['history']['digest'][:16]}{coverage}"]
     if doc["verdict"] == "pass" and not doc.get("error"):
         return lines

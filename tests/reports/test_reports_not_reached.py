@@ -42,4 +42,10 @@ def test_the_html_coverage_says_why() -> None:
 
 def test_allure_and_the_progress_line_say_not_reached() -> None:
     assert "Not tested: `crash` at `* *.* #52`: this run, in real time, " + WHY in allure_description(RUN)
-    assert "not reached: 2 crash points" in run_lines(RUN)[0]
+    assert "not reached: 2 crash points" in run_lines(RUN)[0]  # two crashes: the points are counted
+
+
+def test_the_progress_line_names_faults_not_reached_by_kind_unless_they_are_crash_points() -> None:
+    faults = [{**f, "kind": "error_after_commit"} for f in RUN["faults"]]
+    line = run_lines({**RUN, "faults": faults})[0]
+    assert "not reached: error_after_commit" in line and "crash point" not in line

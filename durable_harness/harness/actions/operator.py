@@ -6,8 +6,8 @@ on the service refuses it (401), and a correct control plane stops and asks for 
 trying again or around it. ``change_allowed_tools`` removes (and may add) tools of the job's
 ``allowed_tools`` and submits the job again, same version, so the candidate learns its new policy;
 a tool no longer allowed must not be executed any more. ``deploy`` stops the running control plane
-as a deploy does (in-process: its instance is closed; as a process: SIGTERM, then SIGKILL after a
-grace period) and starts the next version (``--candidate-next``; the same candidate when none is
+(a Python candidate's instance process is killed, as at a crash: nothing it has not committed
+survives; as a process: SIGTERM, then SIGKILL after a grace period) and starts the next version (``--candidate-next``; the same candidate when none is
 given) on the same database, between two of its steps: pending work must survive the new code
 (a durable-execution library that pins pending workflows to the version that started them
 strands them).
