@@ -100,15 +100,16 @@ class Runner:
         if job.row["failed_reason"] or job.row["delivered"]:
             return False
         if job.workload == "article" and job.row["verified"]:
-            if self.revoked("wordpress") or self.revoked("approvals"):
-                return False
+            if (self.article.confirmed(job, "publish") or self.revoked("wordpress")
+                    or self.revoked("approvals")):
+                return False  # published, or only a human can go on: nothing to do
             return self.article.publish(job, fence, self.guard(job, token, "wordpress")) == "done"
         if self.revoked("openai") or self.revoked("wordpress"):
             self.jobs.set_if_unset(job, "needs_human_reason", "a credential was revoked")
             return False
-        session_id = self.ensure_session(job, token)
+        session_id, acted = self.ensure_session(job, token)
         if session_id is None:
-            return True
+            return acted
         answer, session = self.sessions.retrieve(session_id)
         if not answer.ok or session is None:
             return False
@@ -122,21 +123,22 @@ class Runner:
         return False
 
     # --- the session ------------------------------------------------------------------------------
-    def ensure_session(self, job: Job, token: int) -> str | None:
+    def ensure_session(self, job: Job, token: int) -> tuple[str | None, bool]:
+        """The job's session id (or None for now), and whether anything was done."""
         state = job.row["session_state"]
         if state == "CONFIRMED":
-            return job.session_id
+            return job.session_id, False
         if state == "SENT" and not self.safeguards.read_back_after_restart:
             state = "NONE"
         if state in ("SENT", "UNKNOWN"):
             found = self.find_session(job)
             if found not in (None, "absent"):
                 self.jobs.update(job, session_state="CONFIRMED", session_id=found)
-                return found
+                return found, True
             if found is None:
-                return None
+                return None, True  # the listing was read (and waited for); try again later
         if self.guard(job, token, "openai")():
-            return None
+            return None, False
         self.jobs.update(job, session_state="SENT", session_sent_at=self.clock.now())
         tools = (article_tools if job.workload == "article" else coding_tools)(job.allowed_tools)
         answer, session_id = self.sessions.create(
@@ -144,7 +146,7 @@ class Runner:
             task=_task_text(job), metadata={"job_id": job.job_id, "task_version": job.version})
         if answer.ok and session_id:
             self.jobs.update(job, session_state="CONFIRMED", session_id=session_id)
-            return session_id
+            return session_id, True
         if answer.kind == "definite":
             self.jobs.update(job, session_state="FAILED")
             self.jobs.set_if_unset(job, "failed_reason", f"session create refused: {answer.describe()}")
@@ -153,7 +155,7 @@ class Runner:
             self.clock.sleep(5.0)
         elif answer.kind == "unknown":
             self.jobs.update(job, session_state="UNKNOWN")
-        return None
+        return None, True
 
     def find_session(self, job: Job) -> str | None:
         """The session of an uncertain create: its id, ``"absent"`` once the listing has had the

@@ -3,7 +3,8 @@
 Every answer is classified once, here, into an :class:`Answer` kind:
 
 - ``ok``: a 2xx; ``definite``: a 4xx that proves nothing was written (400, 403, 404, ...);
-- ``revoked``: a 401 — the credential is refused; it is recorded at once and never used again;
+- ``revoked``: a 401, or a 400 whose details nest one — the credential is refused; it is recorded
+  at once and never used again;
 - ``fenced``: 409 ``rest_fencing_token_stale`` — another worker holds the job now;
 - ``down``: the connection was refused before anything was sent (nothing was written);
 - ``unknown``: 408, 409, 429, 5xx, a timeout, a reset — the write may have happened.
@@ -66,8 +67,9 @@ def classify_response(response: httpx.Response) -> Answer:
     headers = {k.lower(): v for k, v in response.headers.items()}
     if 200 <= status < 300:
         kind = "ok"
-    elif status == 401:
-        kind = "revoked"
+    elif status == 401 or (status == 400 and _nests_401(body)):
+        kind = "revoked"  # core WordPress runs a refused password anonymously: a listing with
+        # status=any or context=edit then answers 400 whose details carry a 401
     elif status == 409 and code == "rest_fencing_token_stale":
         kind = "fenced"
     elif status in UNKNOWN_STATUSES or status >= 500:
@@ -75,6 +77,21 @@ def classify_response(response: httpx.Response) -> Answer:
     else:
         kind = "definite"
     return Answer(kind, status, code, body, retry_after, headers)
+
+
+def _nests_401(body: Any) -> bool:
+    """Whether an error body's ``data`` carries ``"status": 401`` anywhere (its details)."""
+    data = body.get("data") if isinstance(body, dict) else None
+    stack: list[Any] = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("status") == 401:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def classify_error(exc: Exception) -> Answer:
