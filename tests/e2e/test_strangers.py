@@ -1,0 +1,126 @@
+"""Control planes written by strangers from the contract alone (``tests/candidates/strangers/``) pass,
+and their one-bug variants are caught, in every driver where they apply.
+
+A green run must be trustworthy for a correct design the harness's authors did not write: a verdict
+other than ``pass`` for a correct design here is a false alarm of the harness (or a bug of that
+design, which its README and FINDINGS say how to tell apart); the assertion message carries the
+because-lines and the reproduce command.
+
+- In-process, the outbox design runs the whole catalogue (the polling design: ``test_polling_candidates``).
+- As processes (real time), every design runs the scenarios where designs unlike the reference
+  were judged red before (a fault plan counting the reference's requests, a condition in real time,
+  a redo the world forced, a ledger of several versions), and the deploy and restart conditions;
+  ``benchmarks/bench_strangers.py`` runs the whole catalogue that way (minutes per design).
+- Each variant is caught by the scenario its README names, in each driver.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from typing import Any
+
+import pytest
+
+from durable_harness.harness import load_scenario, load_scenarios, run_scenario
+from tests.e2e._processes import REPO, kill_marked, marked, new_mark, wait_gone
+
+pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
+
+SCENARIOS = REPO / "durable_harness" / "scenarios"
+CATALOGUE = load_scenarios([SCENARIOS])
+PY = shlex.quote(sys.executable)
+SERVE = f"{PY} -m durable_harness.candidates.reference.serve --candidate"
+STRANGERS = REPO / "tests" / "candidates" / "strangers"
+# As processes: (name, command, environment); the designs on PostgreSQL get a scratch database per run.
+PROCESSES = [
+    ("outbox", f"{SERVE} tests.candidates.strangers.outbox:create", {}),
+    ("polling", f"{SERVE} tests.candidates.strangers.polling:create", {}),
+    ("dbos", f"{PY} {shlex.quote(str(STRANGERS / 'dbos' / 'serve.py'))}", {"DH_CANDIDATE_DATABASE": "postgres"}),
+    ("langgraph", f"{PY} {shlex.quote(str(STRANGERS / 'langgraph' / 'serve.py'))}", {"DH_CANDIDATE_DATABASE": "postgres"}),
+]
+PROCESS_SCENARIOS = ("baseline", "update-503-after-commit", "artifact-corrupted", "api-key-revoked-mid-turn",
+                     "session-listing-lags", "stale-session-reads", "stream-dropped-mid-turn", "executor-disconnected",
+                     "coding-api-key-revoked", "approval-expired", "approval-revoked-before-publish",
+                     "task-changed-after-cancel", "deploy-mid-job", "crash-after-draft-commit", "peer-restarts-mid-job")
+# (variant, driver, scenario that must catch it)
+VARIANTS = [
+    ("tests.candidates.strangers.outbox:create_buggy", "python", "crash-after-draft-commit"),
+    (f"cmd:{SERVE} tests.candidates.strangers.outbox:create_buggy", "process", "crash-after-draft-commit"),
+    ("tests.candidates.strangers.polling:create_buggy", "python", "lost-draft-response"),
+    (f"cmd:{SERVE} tests.candidates.strangers.polling:create_buggy", "process", "lost-draft-response"),
+    ("dbos --buggy", "process", "lost-draft-response"),
+    ("langgraph --buggy", "process", "crash-after-draft-commit"),
+]
+
+
+def _failing(doc: dict[str, Any]) -> str:
+    bad = [{"name": c["name"], "verdict": c["verdict"], "because": c["because"]} for c in doc["checkers"]
+           if c["verdict"] != "pass"]
+    return (f"{doc['scenario']['id']}: {doc['verdict']}{' (' + str(doc['error']) + ')' if doc.get('error') else ''}\n"
+            + json.dumps(bad, indent=1) + "\n" + str(doc.get("reproduce", "")))
+
+
+def _param(scenario: Any) -> Any:
+    marks = [pytest.mark.slow] if scenario.sweep else []  # a sweep is many runs
+    return pytest.param(scenario, marks=marks, id=scenario.id)
+
+
+@pytest.mark.parametrize("scenario", [_param(s) for s in CATALOGUE])
+def test_the_outbox_design_passes_in_process(scenario: Any) -> None:
+    doc = run_scenario(scenario, "tests.candidates.strangers.outbox:create")
+    assert doc["verdict"] == "pass", _failing(doc)
+
+
+def _as_process(command: str, scenario: Any, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    mark = new_mark()
+    try:
+        return run_scenario(scenario, marked(command, mark))
+    finally:
+        left = wait_gone(mark)
+        kill_marked(mark)
+        assert left == [], f"processes left behind: {left}"
+
+
+def _needs(name: str) -> None:
+    """A design on a framework needs it installed (the test extra installs it) and its folder."""
+    if not (STRANGERS / name).is_dir():
+        pytest.fail(f"tests/candidates/strangers/{name} is missing")
+    library = {"dbos": "dbos", "langgraph": "langgraph"}.get(name)
+    if library is not None:
+        try:
+            __import__(library)
+        except ImportError:  # never skipped: a green suite must have run every design
+            pytest.fail(f"the {name} design needs {library!r}: pip install -e '.[test]' installs it")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario_id", PROCESS_SCENARIOS)
+@pytest.mark.parametrize(("name", "command", "environ"), PROCESSES, ids=[p[0] for p in PROCESSES])
+def test_every_design_passes_as_a_process(name: str, command: str, environ: dict[str, str], scenario_id: str,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs(name)
+    doc = _as_process(command, load_scenario(SCENARIOS / f"{scenario_id}.yaml"), environ, monkeypatch)
+    assert doc["verdict"] == "pass", _failing(doc)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "driver", "scenario_id"), VARIANTS, ids=[f"{v[0].split()[0]}-{v[1]}" for v in VARIANTS])
+def test_every_variant_is_caught(variant: str, driver: str, scenario_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    scenario = load_scenario(SCENARIOS / f"{scenario_id}.yaml")
+    if driver == "python":
+        doc = run_scenario(scenario, variant)
+    else:
+        command, environ = variant.removeprefix("cmd:"), {}
+        design = variant.split()[0]
+        if design in ("dbos", "langgraph"):  # a framework design: its own serve.py, on PostgreSQL
+            _needs(design)
+            command = f"{PY} {shlex.quote(str(STRANGERS / design / 'serve.py'))} --buggy"
+            environ = {"DH_CANDIDATE_DATABASE": "postgres"}
+        doc = _as_process(command, scenario, environ, monkeypatch)
+    assert doc["verdict"] == "fail" and doc["exit_code"] == 1, _failing(doc)
+    witnessed = [c for c in doc["checkers"] if c["verdict"] == "fail" and c["witnesses"]]
+    assert witnessed, "caught without a witness"
