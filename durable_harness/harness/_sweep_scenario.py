@@ -18,6 +18,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from durable_harness.harness._coverage import merge_coverage, strict_coverage
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._run import harness_error_doc
 from durable_harness.harness._rundoc import HISTORY_FILE, write_run
@@ -90,6 +91,7 @@ def _fold(scenario: Scenario, clean: dict[str, Any], runs: list[tuple[SweepPoint
     doc["checkers"] = _fold_checkers(runs)
     doc["counters"] = {c["name"]: c["count"] for c in doc["checkers"]}
     doc["faults"] = [f for d in docs for f in d["faults"]]
+    doc["coverage"] = {**merge_coverage([d.get("coverage") for d in docs]), "strict": strict_coverage()}
     doc["safety"] = combine(d["safety"] for d in docs)
     doc["liveness"] = combine(d["liveness"] for d in docs)
     doc["verdict"] = combine(d["verdict"] for d in docs)
