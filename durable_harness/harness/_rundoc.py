@@ -30,12 +30,19 @@ _REPO = Path(__file__).resolve().parents[2]
 
 @functools.cache
 def harness_provenance() -> dict[str, str | None]:
-    """``{"version", "commit"}`` of the harness that is running (commit: None outside a git checkout)."""
+    """``{"version", "commit"}`` of the harness that is running (commit: None outside a git checkout),
+    read once per process: a commit made in the checkout while a catalogue runs changes nothing that
+    runs, and must not split one report into two harnesses."""
+    return dict(_provenance())
+
+
+@functools.lru_cache(maxsize=1)
+def _provenance() -> tuple[tuple[str, str | None], ...]:
     try:
         version = metadata.version("durable-harness")
     except metadata.PackageNotFoundError:
         version = "unknown"
-    return {"version": version, "commit": _git_commit(_REPO)}
+    return (("version", version), ("commit", _git_commit(_REPO)))
 
 
 def _git_commit(root: Path) -> str | None:

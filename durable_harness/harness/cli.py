@@ -47,9 +47,13 @@ _ARGV: list[str] = []  # the arguments main() was given, for the report's index
 
 
 def _check_candidate(spec: str) -> None:
-    """The name is checked (the candidate's code is imported in a child), and the settings of its runs."""
+    """The name is checked (the candidate's code is imported in a child), and the settings of its runs.
+    The harness's version and commit are read now, before any worker starts: what runs is what was
+    loaded, whatever is committed meanwhile."""
+    from durable_harness.harness._rundoc import harness_provenance
     from durable_harness.harness._settings import check_settings
 
+    harness_provenance()
     try:
         check_settings(os.environ)
     except ValueError as err:
