@@ -36,13 +36,22 @@ def harness_provenance() -> dict[str, str | None]:
     return dict(_provenance())
 
 
+PROVENANCE_ENV = "DH_HARNESS_PROVENANCE"  # what the command line read at its start, for its worker processes
+
+
 @functools.lru_cache(maxsize=1)
 def _provenance() -> tuple[tuple[str, str | None], ...]:
+    given = os.environ.get(PROVENANCE_ENV, "")
+    if given:
+        version, _, commit = given.partition(" ")
+        return (("version", version), ("commit", commit if _is_sha(commit) else None))
     try:
         version = metadata.version("durable-harness")
     except metadata.PackageNotFoundError:
         version = "unknown"
-    return (("version", version), ("commit", _git_commit(_REPO)))
+    found = (("version", version), ("commit", _git_commit(_REPO)))
+    os.environ[PROVENANCE_ENV] = f"{version} {found[1][1] or '-'}"  # the workers started from here read the same
+    return found
 
 
 def _git_commit(root: Path) -> str | None:
