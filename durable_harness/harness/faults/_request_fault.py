@@ -142,7 +142,7 @@ class RequestFault:
         what = f"requests that are {t.target}" if t.target is not None else f"requests on its channel ({t.channel()})"
         when = f" while {t.condition} held" if t.condition else ""
         if status == "not_exercised":
-            return f"the candidate made no {what.removeprefix('requests that are ')}: it never used the fault's channel"
+            return f"the candidate never used the fault's channel ({t.channel()}): its design does without it"
         if status == "unfired" and st.missed:
             return (f"it met {st.missed} of the candidate's {what}{when} and found nothing to act on each time, "
                     f"so the run proves nothing about it")
