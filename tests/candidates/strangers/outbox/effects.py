@@ -115,6 +115,10 @@ class Effects:
             self.outbox.mark_failed(row["op_key"], "unreadable set-value call: send it again",
                                     definite=False, attempt=row["attempt"])
             return "FAILED"
+        if verdict == "resend" and row["state"] == "SENT":
+            # cannot be read, may not be sent again (cancelled): it stays as it was, UNKNOWN
+            self.outbox.mark_unknown(row["op_key"], row["attempt"], "cannot be read back")
+            return "UNKNOWN"
         return row["state"]
 
     # --- carrying an action out -----------------------------------------------------------------
