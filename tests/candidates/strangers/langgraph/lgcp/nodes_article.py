@@ -18,7 +18,7 @@ import httpx
 from . import httpio, tools
 from .approvals import in_force
 from .deps import APPROVAL_POLL_S, MAX_ATTEMPTS, Deps, backoff, confirmed
-from .effects import Effect, Found, lookup_response, perform_write
+from .effects import Effect, Found, lookup_response, perform_write, safe_lookup
 from .leases import NotOurs
 from .ledger import Operation
 from .wordpress import raw
@@ -189,10 +189,12 @@ def publish(deps: Deps, job_id: str, version: str, post_id: int) -> str:
     if op is not None and op.state == "CONFIRMED":
         return "ok"
     if op is not None and op.state in ("SENT", "UNKNOWN"):
-        found = _update_applied(deps, post_id, {"status": "publish"})
+        found = safe_lookup(deps, lambda: _update_applied(deps, post_id, {"status": "publish"}))
         if found.status == "found":
             deps.ledger.confirm(key, post_id, {"post_id": post_id, "status": "publish"})
             return "ok"
+        if found.status == "absent":
+            deps.ledger.failed(key, "not applied (read back: not published)", definite=False)
     for attempt in range(MAX_ATTEMPTS):
         verdict, approval = approval_for(deps, job_id, version, post_id)
         if approval is None:
@@ -223,10 +225,12 @@ def publish(deps: Deps, job_id: str, version: str, post_id: int) -> str:
         deps.ledger.unknown(key, failure.describe())
         if not deps.pause(job_id, backoff(attempt, failure.retry_after)):
             return "blocked"
-        found = _update_applied(deps, post_id, {"status": "publish"})
+        found = safe_lookup(deps, lambda: _update_applied(deps, post_id, {"status": "publish"}))
         if found.status == "found":
             deps.ledger.confirm(key, post_id, {"post_id": post_id, "status": "publish"})
             return "ok"
+        if found.status == "absent":  # read back: not published, so that attempt did nothing
+            deps.ledger.failed(key, "not applied (read back: not published)", definite=False)
     return "pending"
 
 

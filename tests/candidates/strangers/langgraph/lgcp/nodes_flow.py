@@ -107,8 +107,8 @@ class Nodes:
             return {"route": "session"}
         ops = self.d.ledger.for_version(job_id, version)
         if article_finished(ops, job_images(job)):
-            if "openai" in revoked or not state.get("session_id"):
-                return {"route": "approval"}
+            if revoked & {"openai", "wordpress"} or not state.get("session_id"):
+                return {"route": "approval"}  # nothing more to do for the agent with these
             return {"route": "session"}
         if revoked & {"openai", "wordpress"}:
             return _end(IDLE_S, verdict="needs_human", reason=f"credential revoked: {sorted(revoked)}")
