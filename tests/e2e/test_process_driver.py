@@ -72,6 +72,13 @@ def test_the_reference_as_a_process_passes_the_baseline(tmp_path: Path, mark: st
     assert "listening on 127.0.0.1:" in log and "durable-harness: start 1 of worker-1" in log
 
 
+def test_a_step_that_always_says_it_worked_still_lets_the_report_through(tmp_path: Path, mark: str) -> None:
+    """The generic wrapper steps an in-process candidate in a loop; one whose step never says "idle"
+    must not starve the harness's calls (they go first between two steps)."""
+    doc = run(BASELINE, marked(f"{REFERENCE} --candidate tests.candidates.spinning:make", mark), tmp_path)
+    assert doc["error"] is None and doc["verdict"] == "pass", failing(doc)
+
+
 def test_secrets_never_reach_the_candidates_log(tmp_path: Path, mark: str) -> None:
     """A candidate that prints its environment (and its Basic auth header) has it redacted in the log."""
     echo = (f"{sys.executable} -c \"import os, base64; print(os.environ['WORDPRESS_APP_PASSWORD'], "

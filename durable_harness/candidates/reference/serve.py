@@ -73,6 +73,7 @@ class Baton:
         self._in_io: set[int] = set()  # of those, the ones waiting for I/O
         self._stepping = False
         self._nudged = False
+        self._waiting = 0  # control calls waiting for their turn: a step waits for them (no starving them)
 
     def _free(self, anytime: bool) -> bool:
         return (not self._stack or self._stack[-1] in self._in_io) and (anytime or not self._stepping)
@@ -81,8 +82,12 @@ class Baton:
         """From an HTTP thread: run ``fn`` as soon as the candidate may take the call."""
         me = threading.get_ident()
         with self._cond:
-            if not self._cond.wait_for(lambda: self._free(anytime), CALL_TIMEOUT_S):
-                raise TimeoutError(f"the control plane was busy for {CALL_TIMEOUT_S:g} s")
+            self._waiting += 1
+            try:
+                if not self._cond.wait_for(lambda: self._free(anytime), CALL_TIMEOUT_S):
+                    raise TimeoutError(f"the control plane was busy for {CALL_TIMEOUT_S:g} s")
+            finally:
+                self._waiting -= 1
             self._stack.append(me)
         try:
             return fn()
@@ -100,7 +105,9 @@ class Baton:
         """The main thread runs a step."""
         me = threading.get_ident()
         with self._cond:
-            self._cond.wait_for(lambda: not self._stack)
+            # Calls that wait go first: a step that always finds work (returns True at once) must not
+            # keep the report from being answered between its steps.
+            self._cond.wait_for(lambda: not self._stack and self._waiting == 0)
             self._stack.append(me)
             self._stepping, self._nudged = True, False
         try:
