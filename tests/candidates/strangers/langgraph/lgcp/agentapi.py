@@ -38,7 +38,7 @@ class AgentAPI:
 
     def create_session(self, *, environment: str, tools: list[dict[str, Any]], task: str,
                        job_id: str, version: str) -> str:
-        created = self.write_sessions.create(
+        created = self.write_sessions.create(  # type: ignore[call-overload]
             environment={"type": environment},  # type: ignore[arg-type]
             agent={"model": "gpt-5.1", "instructions": "You are a careful agent. Do the job's steps in order.",
                    "tools": tools},  # type: ignore[typeddict-item]

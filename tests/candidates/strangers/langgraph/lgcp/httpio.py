@@ -112,7 +112,8 @@ def classify_status(status: int, body: Any, headers: Any = None) -> Failure:
     """A non-2xx answer, by the contract's table."""
     code, message = "", ""
     if isinstance(body, dict):
-        err = body.get("error") if isinstance(body.get("error"), dict) else body
+        inner = body.get("error")
+        err = inner if isinstance(inner, dict) else body
         code = str(err.get("code") or err.get("type") or "")
         message = str(err.get("message") or "")
     retry_after = _retry_after(headers)

@@ -18,15 +18,18 @@ Every write for a job goes through `Leases.write`, which
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import contextlib
 from typing import Any, Iterator
 
 import psycopg
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool
 
 from . import httpio
 from .settings import Clock, Settings
+if TYPE_CHECKING:
+    from .store import Pool
 
 LEASE_TTL_S = 20.0      # scenario seconds, declared in GET /health
 TAKEOVER_MARGIN_S = 2.0  # clocks of two processes are estimates: wait a little past the expiry
@@ -44,7 +47,7 @@ class NotOurs(Exception):
 class Leases:
     """This process's leases and its writer locks."""
 
-    def __init__(self, pool: ConnectionPool, settings: Settings, clock: Clock) -> None:
+    def __init__(self, pool: "Pool", settings: Settings, clock: Clock) -> None:
         self.pool = pool
         self.settings = settings
         self.clock = clock

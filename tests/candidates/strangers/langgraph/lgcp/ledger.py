@@ -13,11 +13,14 @@ sends the very same body under the same idempotency key.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from psycopg_pool import ConnectionPool
+if TYPE_CHECKING:
+    from .store import Pool
 
 STATES = ("PREPARED", "SENT", "CONFIRMED", "UNKNOWN", "FAILED")
 
@@ -60,7 +63,7 @@ class Operation:
 class Ledger:
     """Operations and stored replies, in our own table beside LangGraph's checkpoints."""
 
-    def __init__(self, pool: ConnectionPool) -> None:
+    def __init__(self, pool: "Pool") -> None:
         self.pool = pool
 
     def get(self, key: str) -> Operation | None:
@@ -133,6 +136,7 @@ class Ledger:
                 "SELECT event FROM lgcp_replies WHERE job_id = %s AND version = %s AND call_id = %s",
                 (job_id, version, call_id),
             ).fetchone()
+        assert row is not None
         return dict(row["event"])
 
     def stored_reply(self, job_id: str, version: str, call_id: str) -> dict[str, Any] | None:

@@ -37,7 +37,8 @@ class Check:
 def check_delivery(deps: Deps, session: dict[str, Any], call: dict[str, Any]) -> Check:
     """Decide on one `deliver_result` call from what the API shows now."""
     args = tools.arguments(call.get("arguments"))
-    tests = args.get("tests") if isinstance(args.get("tests"), dict) else {}
+    raw_tests = args.get("tests")
+    tests: dict[str, Any] = raw_tests if isinstance(raw_tests, dict) else {}
     if tests.get("passed") is not True:
         return Check("refuse", "the tests did not pass", FAILED_TESTS)
     session_id = str(session["id"])

@@ -11,10 +11,18 @@ side effects and the leases have modules of their own (`ledger.py`, `leases.py`)
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from psycopg import Connection
+    from psycopg.rows import DictRow
+
+    Pool: TypeAlias = ConnectionPool[Connection[DictRow]]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS lgcp_jobs (
@@ -84,21 +92,21 @@ CREATE TABLE IF NOT EXISTS lgcp_replies (
 SETUP_LOCK = 7_342_001  # advisory lock id: two workers set the schema up one after the other
 
 
-def open_pool(url: str) -> ConnectionPool:
+def open_pool(url: str) -> "Pool":
     """One pool for our tables and LangGraph's `PostgresSaver` (it wants these connection kwargs)."""
-    return ConnectionPool(
+    return cast("Pool", ConnectionPool(
         url,
         min_size=2,
         max_size=10,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
         open=True,
-    )
+    ))
 
 
 class Store:
     """Jobs, versions, cancellations, sessions, revocations and webhooks."""
 
-    def __init__(self, pool: ConnectionPool) -> None:
+    def __init__(self, pool: "Pool") -> None:
         self.pool = pool
 
     def setup(self, checkpointer_setup: Any) -> None:
@@ -138,9 +146,10 @@ class Store:
                     (tools, job_id, version),
                 )
             else:
-                seq = conn.execute(
+                last = conn.execute(
                     "SELECT coalesce(max(seq), 0) + 1 AS n FROM lgcp_versions WHERE job_id = %s", (job_id,)
-                ).fetchone()["n"]
+                ).fetchone()
+                seq = int(last["n"]) if last else 1
                 conn.execute(
                     "INSERT INTO lgcp_versions (job_id, version, seq, job, allowed_tools)"
                     " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb)",

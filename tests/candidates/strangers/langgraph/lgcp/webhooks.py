@@ -50,5 +50,6 @@ def describe(body: bytes) -> tuple[str, str]:
         return "", ""
     if not isinstance(event, dict):
         return "", ""
-    data = event.get("data") if isinstance(event.get("data"), dict) else {}
-    return str(event.get("type", "")), str(data.get("id", ""))
+    data = event.get("data")
+    session_id = data.get("id", "") if isinstance(data, dict) else ""
+    return str(event.get("type", "")), str(session_id)
