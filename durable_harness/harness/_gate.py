@@ -47,6 +47,7 @@ _MAX_RECORDED_STR = 200
 # the check errs only towards walking the value) of more than _MAX_RECORDED_STR characters.
 _LONG_STRING = re.compile(r'"(?:[^"\\]|\\.){%d,}"' % (_MAX_RECORDED_STR + 1), re.DOTALL)
 MAX_REQUESTS_PER_STEP = 2000
+MAX_RETRY_AFTER_S = 600.0  # a Retry-After the run waits out before it ends, at most
 T = TypeVar("T")
 
 ErrorResponse = Callable[[int, Mapping[str, str]], Response]
@@ -78,6 +79,7 @@ class Gate:
         # What a request does to the world (service, route, request) -> its target names; the World
         # sets it. Asked only when an armed trigger names a target.
         self.classify: Callable[[str, str, Request], frozenset[str]] | None = None
+        self.retry_after_until = 0.0  # the run's time until which the world asked the candidate to wait
 
     @property
     def faults(self) -> list[RequestFault]:
@@ -346,7 +348,20 @@ class Gate:
     def _record_fault(self, fault: RequestFault, ctx: FaultContext, evidence: Mapping[str, Any]) -> None:
         self.nemesis.record(fault, ctx.op, ctx.process, evidence)
 
+    def _note_retry_after(self, response: Response) -> None:
+        """A ``Retry-After`` the world sent tells the candidate to stay away that long: the run does
+        not end before it has passed (``retry_after_until``; at most ``MAX_RETRY_AFTER_S``)."""
+        raw = next((v for k, v in response.headers.items() if k.lower() == "retry-after"), None)
+        try:
+            seconds = float(raw) if raw is not None else None
+        except ValueError:
+            seconds = None
+        if seconds is not None and seconds > 0:
+            until = self.clock.now() + min(seconds, MAX_RETRY_AFTER_S)
+            self.retry_after_until = max(self.retry_after_until, until)
+
     def _complete(self, op: int, response: Response, committed: bool) -> None:
+        self._note_retry_after(response)
         type_ = "ok" if response.status < 400 else ("info" if response.status >= 500 or response.status == 408 else "fail")
         self.history.complete(self.clock.now(), op, type_, {
             "status": response.status, "committed": committed, "body": _summarise_body(response.body, response.headers),

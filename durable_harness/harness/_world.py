@@ -301,8 +301,9 @@ class World:
         self.nemesis.tick()
 
     def waiting(self) -> bool:
-        """Whether people have yet to act (the run must give them the chance)."""
-        return self.nemesis.waiting()
+        """Whether the run must go on: people have yet to act (they must get the chance), or a
+        ``Retry-After`` the world sent has not passed (a candidate honouring it has not had its time)."""
+        return self.nemesis.waiting() or self.clock.now() < self.gate.retry_after_until
 
     def after_step(self, driver: Driver) -> bool:
         """What the world does between steps (deliver pending webhooks); whether anything happened."""

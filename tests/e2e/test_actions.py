@@ -66,3 +66,13 @@ def test_a_bad_action_is_one_line_naming_file_path_and_value(tmp_path: Path, cha
     with pytest.raises(ScenarioError) as err:
         load_scenario(bad)
     assert str(err.value).startswith(f"{bad}: ") and says in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_run_does_not_end_before_a_retry_after_the_world_sent_has_passed() -> None:
+    """A 503 with Retry-After: 30 on the publish: a candidate that waits it out before it looks the
+    publish up again must get its time; the run's last phases come after the 30 seconds."""
+    doc, history = run_once(load_scenario(SCENARIOS / "approval-expired.yaml"), "reference")
+    assert doc["verdict"] == "pass"
+    refused_at = next(f["evidence"][0]["at_s"] for f in doc["faults"] if f["kind"] == "http_error")
+    final = next(e.time_s for e in history.of_type("phase") if e.data.get("phase") == "final_reads")
+    assert final >= refused_at + 30.0, (refused_at, final)
