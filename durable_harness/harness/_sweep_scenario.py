@@ -20,7 +20,7 @@ from typing import Any
 
 from durable_harness.harness._coverage import merge_coverage, strict_coverage
 from durable_harness.harness._errors import HarnessError
-from durable_harness.harness._run import harness_error_doc
+from durable_harness.harness._run import RunInterrupted, harness_error_doc
 from durable_harness.harness._rundoc import HISTORY_FILE, write_run
 from durable_harness.harness._sweep import SweepError, SweepPoint, run_point, sweep_points
 from durable_harness.harness._sweep_fork import applies, forked_sweep
@@ -33,6 +33,19 @@ POINTS_DIR = "points"
 
 
 def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out_dir: Path | None) -> dict[str, Any]:
+    try:
+        return _run_sweep(scenario, candidate, seed, out_dir)
+    except RunInterrupted as stop:  # a signal during the clean run or a point: the sweep's own partial document
+        doc = dict(stop.doc)
+        doc["scenario"] = {**doc["scenario"], "id": scenario.id, "title": scenario.title, "path": str(scenario.source)}
+        doc["error"] = {"kind": "interrupted", "detail": None,
+                        "message": "the sweep was interrupted (SIGINT or SIGTERM) before all its crash points ran"}
+        if out_dir is not None:
+            write_run(out_dir, doc)
+        raise RunInterrupted(doc) from None
+
+
+def _run_sweep(scenario: Scenario, candidate: str, seed: int | None, out_dir: Path | None) -> dict[str, Any]:
     base = dataclasses.replace(scenario, sweep=None)
     seed = scenario.default_seed if seed is None else seed
     points_dir = out_dir / POINTS_DIR if out_dir is not None else None

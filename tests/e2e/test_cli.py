@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -172,6 +174,28 @@ def test_a_signal_mid_catalogue_leaves_a_valid_partial_report(tmp_path: Path, si
     rendered = cli("render", str(report), cwd=tmp_path)
     assert rendered.returncode == 0, rendered.stderr
     assert "PARTIAL REPORT" in (report / "summary.md").read_text()
+
+
+@pytest.mark.slow
+def test_a_signal_in_the_middle_of_a_sweep_leaves_the_sweeps_own_partial_report(tmp_path: Path) -> None:
+    """The candidate as a process, so its points run one after the other in real time: interrupted at
+    a crash point, the report is the sweep's (its id, interrupted), never a point's run mistaken for
+    a stale run of another report."""
+    report = tmp_path / "r"
+    serve = f"cmd:{shlex.quote(sys.executable)} -m durable_harness.candidates.reference.serve"
+    process = subprocess.Popen([sys.executable, "-m", "durable_harness.harness.cli", "run", "-j", "1", "--candidate", serve,
+                                "--scenario", str(SCENARIOS / "restart-at-every-io-point.yaml"), "--report", str(report)],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(600):  # until a crash point has run (bounded: a point takes seconds)
+        if (report / "restart-at-every-io-point" / "points").is_dir() and any((report / "restart-at-every-io-point" / "points").iterdir()):
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 3 and "internal error" not in err and "Traceback" not in err, out + err
+    doc = json.loads((report / "restart-at-every-io-point" / "run.json").read_text())
+    assert doc["scenario"]["id"] == "restart-at-every-io-point" and doc["error"]["kind"] == "interrupted"
+    assert json.loads((report / "report.json").read_text())["partial"] is True
 
 
 def test_render_refuses_a_folder_that_mixes_candidates(tmp_path: Path) -> None:
