@@ -200,6 +200,7 @@ class FaultState:
     evidence: list[Mapping[str, Any]] = field(default_factory=list)
     asked: list[int] = field(default_factory=list)  # ops of the matches it was asked to act on (skips left out)
     last_seen_op: int | None = None  # the op of the last match
+    next_after_last: str | None = None  # the candidate's first request to the service after the last match
 
     @property
     def fired(self) -> int:

@@ -72,6 +72,8 @@ class RequestFault:
     # The gate calls ``observe`` once per request (before delivery), then ``before`` and ``after``.
     def observe(self, ctx: FaultContext) -> None:
         t = self.trigger
+        if t.service in ("*", ctx.service) and self.state.seen and self.state.next_after_last is None:
+            self.state.next_after_last = f"{ctx.request.method} {ctx.route}"  # (reset by a match)
         if (t.service not in ("*", ctx.service) or t.method not in ("*", ctx.request.method)
                 or not self._pattern.match(ctx.route)):
             return
@@ -88,6 +90,7 @@ class RequestFault:
             return
         self.state.seen += 1
         self.state.last_seen_op = ctx.op
+        self.state.next_after_last = None
         if t.nth <= self.state.seen and (t.times is None or self.state.fired < t.times):
             self._firing_op = ctx.op
 
@@ -140,6 +143,7 @@ class RequestFault:
         if status == "fired":
             return ""
         what = f"requests that are {t.target}" if t.target is not None else f"requests on its channel ({t.channel()})"
+        count = f"{st.seen} in all"
         when = f" while {t.condition} held" if t.condition else ""
         if status == "not_exercised":
             return f"the candidate never used the fault's channel ({t.channel()}): its design does without it"
@@ -151,10 +155,11 @@ class RequestFault:
         if st.seen == 0:
             return (f"none of the candidate's {st.channel_seen} requests on its channel ({self.trigger.channel()}) "
                     f"{'came' + when if t.condition else 'matched'}")
+        then = (f"; its next request to {t.service} was {st.next_after_last}" if st.next_after_last and t.service != "*"
+                else "")
         if st.fired:
-            return (f"fired {st.fired} of {self.scheduled}: after that the candidate made no other of its "
-                    f"{what}{when} ({st.seen} in all)")
-        return f"the fault waited for #{t.nth}, after {st.seen} {what}{when}: the candidate made no more"
+            return f"fired {st.fired} of {self.scheduled}: after that the candidate made no more {what}{when} ({count}){then}"
+        return f"the fault waited for #{t.nth} of the candidate's {what}{when}, and it made no more ({count}){then}"
 
     def describe(self) -> dict[str, Any]:
         return {"index": self.index, "kind": self.kind, "at": self.trigger.describe(),
