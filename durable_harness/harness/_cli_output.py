@@ -93,4 +93,4 @@ def _coverage_line(docs: Sequence[Mapping[str, Any]]) -> str:
     statuses = [f.get("status") for d in docs for f in d.get("faults") or ()]
     untested = [f"{statuses.count(s)} {s.replace('_', ' ')}" for s in ("not_reached", "not_exercised") if s in statuses]
     return (f"coverage: {coverage_text(fired, scheduled)} of the scheduled faults and actions took effect"
-            + (f"; {', '.join(untested)} (the candidate's design never met them: see the report)" if untested else ""))
+            + (f"; {', '.join(untested)} (not tested on this run: the report says why)" if untested else ""))

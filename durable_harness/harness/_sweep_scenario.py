@@ -33,26 +33,41 @@ POINTS_DIR = "points"
 
 
 def run_sweep_scenario(scenario: Scenario, candidate: str, seed: int | None, out_dir: Path | None) -> dict[str, Any]:
+    cut_short: list[dict[str, Any]] = []  # once the clean run is in: what the sweep says if it stops there
     try:
-        return _run_sweep(scenario, candidate, seed, out_dir)
+        return _run_sweep(scenario, candidate, seed, out_dir, cut_short)
     except RunInterrupted as stop:  # a signal during the clean run or a point: the sweep's own partial document
-        doc = dict(stop.doc)
-        doc["scenario"] = {**doc["scenario"], "id": scenario.id, "title": scenario.title, "path": str(scenario.source)}
-        doc["error"] = {"kind": "interrupted", "detail": None,
-                        "message": "the sweep was interrupted (SIGINT or SIGTERM) before all its crash points ran"}
+        doc = cut_short[-1] if cut_short else _clean_run_cut_short(scenario, stop.doc)
         if out_dir is not None:
             write_run(out_dir, doc)
         raise RunInterrupted(doc) from None
 
 
-def _run_sweep(scenario: Scenario, candidate: str, seed: int | None, out_dir: Path | None) -> dict[str, Any]:
+def _clean_run_cut_short(scenario: Scenario, partial: dict[str, Any]) -> dict[str, Any]:
+    """The clean run's partial document as the sweep's: the sweep's id, never the point's (a report
+    would take a point's id for a stale run of another report)."""
+    doc = dict(partial)
+    doc["scenario"] = {**doc.get("scenario", {}), "id": scenario.id, "title": scenario.title,
+                       "path": str(scenario.source)}
+    doc.update(verdict="unknown", exit_code=3, complete=False, error={
+        "kind": "interrupted", "detail": None,
+        "message": "the sweep did not finish: it was interrupted (SIGINT or SIGTERM) during its clean run"})
+    return doc
+
+
+def _run_sweep(scenario: Scenario, candidate: str, seed: int | None, out_dir: Path | None,
+               cut_short: list[dict[str, Any]]) -> dict[str, Any]:
     base = dataclasses.replace(scenario, sweep=None)
     seed = scenario.default_seed if seed is None else seed
     points_dir = out_dir / POINTS_DIR if out_dir is not None else None
+
+    def so_far(clean: dict[str, Any], points: int) -> dict[str, Any]:
+        cut_short.append(unfinished(scenario, clean, points))
+        return cut_short[-1]
+
     if applies(base, candidate):  # each point forked from the clean run at its I/O point
         try:
-            clean, runs = forked_sweep(base, candidate, seed, out_dir, points_dir,
-                                       lambda clean, n: unfinished(scenario, clean, n))
+            clean, runs = forked_sweep(base, candidate, seed, out_dir, points_dir, so_far)
         except HarnessError as err:  # the sweep itself went wrong: the harness's error, exit 3
             return _sweep_error(scenario, candidate, seed, out_dir, err)
     else:  # each point run from scratch
@@ -60,8 +75,9 @@ def _run_sweep(scenario: Scenario, candidate: str, seed: int | None, out_dir: Pa
             points, clean = sweep_points(base, candidate, seed, out_dir)
         except HarnessError as err:
             return _sweep_error(scenario, candidate, seed, out_dir, err)
+        pending = so_far(clean, len(points))
         if out_dir is not None:  # until the fold replaces it: a sweep cut short is never the clean run's green
-            write_run(out_dir, unfinished(scenario, clean, len(points)))
+            write_run(out_dir, pending)
         runs = [(p, run_point(base, p, candidate, seed, points_dir)) for p in points]
     doc = _fold(scenario, clean, runs)
     if out_dir is not None:

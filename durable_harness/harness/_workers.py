@@ -118,10 +118,11 @@ class Workers:
         return steps
 
     # -- a worker restarted beside the others (``restart_worker``) -------------------------------
-    def restart_apart(self, driver: Driver, because: str) -> None:
+    def restart_apart(self, driver: Driver, because: str, on_back: Callable[[], None] | None = None) -> None:
         """Restart ``driver`` on a thread of its own, the world locked but for its waits, while the
         others work on (its process's start takes real time); the rounds skip it and people do not
-        reach it (``frozen``) until it is up. A failure to start ends the run at the next round."""
+        reach it (``frozen``) until it is up, then ``on_back()`` is called. A failure to start ends
+        the run at the next round."""
         self.frozen.add(driver.worker_id)
         marks = hasattr(driver, "frozen")
         if marks:
@@ -131,6 +132,8 @@ class Workers:
             try:
                 with self.world.lock:
                     driver.restart(because)
+                    if on_back is not None:
+                        on_back()
             except BaseException as err:  # CandidateFailed or the harness's own: the round raises it
                 self.failure = err
             finally:

@@ -134,7 +134,9 @@ class World:
 
     def _restart_worker(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """The world effect of ``restart_worker``: kill the named workers (never the requester); the
-        run restarts each at its next turn. None when there is no such worker alive to kill."""
+        run restarts each at its next turn. None when there is no such worker alive to kill.
+        ``params["on_back"]``, when given, is called as each is up again: ``(worker_id, at_once,
+        history, now_s)``, ``at_once`` when its start took none of the run's time (in-process)."""
         if self.workers is None:
             return None
         who, requester = str(params.get("worker", "other")), str(params.get("requester"))
@@ -147,10 +149,14 @@ class World:
             driver.kill(because)
             self.history.append(self.clock.now(), "crash", driver.worker_id,
                                 {"because": f"killed while {requester} worked; restarted at once"})
+            on_back = params.get("on_back")
             if isinstance(self.clock, RealTimeClock):
-                self.workers.restart_apart(driver, because)
+                self.workers.restart_apart(driver, because, None if on_back is None else functools.partial(
+                    lambda w: on_back(w, False, self.history, self.clock.now()), driver.worker_id))
             else:
                 driver.restart(because)
+                if on_back is not None:
+                    on_back(driver.worker_id, True, self.history, self.clock.now())
         return {"killed": [d.worker_id for d in victims], "requester": requester} if victims else None
 
     def _awaited_while_working(self) -> bool:

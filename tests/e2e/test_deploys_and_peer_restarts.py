@@ -3,11 +3,13 @@ must take up the pending work), and a worker that restarts while another, alive,
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
+from durable_harness.harness._realtime import TIME_SCALE_ENV
 from durable_harness.harness._run import NEXT_ENV
 from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, wait_gone
 
@@ -77,6 +79,28 @@ def test_a_deploy_as_processes_stops_the_old_version_and_starts_the_next(monkeyp
 
 
 @pytest.mark.slow
-def test_a_restarted_peer_process_that_takes_over_live_work_is_caught() -> None:
-    assert _as_process(PEER, REFERENCE)["verdict"] == "pass"
-    assert _as_process(PEER, f"{REFERENCE} --candidate mutant:recover-all-on-start")["verdict"] == "fail"
+def test_a_restarted_peer_process_that_takes_over_live_work_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a time scale where a start on a busy machine (a few real seconds) is back before the job
+    ends: the condition is tested (fired, not "not reached") for both, and the mutant is caught."""
+    monkeypatch.setenv(TIME_SCALE_ENV, "5")
+    good = _as_process(PEER, REFERENCE)
+    assert good["verdict"] == "pass" and [f["status"] for f in good["faults"]] == ["fired"], good["faults"]
+    bad = _as_process(PEER, f"{REFERENCE} --candidate mutant:recover-all-on-start")
+    assert [f["status"] for f in bad["faults"]] == ["fired"], bad["faults"]
+    assert bad["verdict"] == "fail", bad["checkers"]
+
+
+@pytest.mark.slow
+def test_a_restarted_peer_back_after_the_job_ended_is_not_reached_never_a_quiet_pass(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start that takes longer than the job had left (3 real seconds at scale 20: a minute of the
+    run's time) comes back to nothing to take over: the fault says so (not reached, with the times),
+    and the mutant's pass is not counted as a test of the condition."""
+    monkeypatch.setenv(TIME_SCALE_ENV, "20")
+    slow = f"sh -c {shlex.quote(f'sleep 3; exec {REFERENCE} --candidate mutant:recover-all-on-start')}"
+    doc = _as_process(PEER, slow)
+    fault = doc["faults"][0]
+    assert fault["status"] == "not_reached" and fault["fired"] == 0, fault
+    assert "came back at" in fault["reach"] and "after the job's last write" in fault["reach"], fault["reach"]
+    assert "DURABLE_HARNESS_TIME_SCALE" in fault["reach"]
+    assert doc["coverage"]["fired"] == 0 and doc["coverage"]["not_reached"], doc["coverage"]

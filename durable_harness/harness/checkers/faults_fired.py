@@ -27,7 +27,7 @@ def check(inp: CheckInput) -> CheckResult:
     note = ("; not exercised (the candidate never used their channel): " + "; ".join(
         f"faults[{f['index']}] {f['kind']} on {f.get('channel')}" for f in idle)) if idle else ""
     if past:
-        note += "; not reached (the candidate's design never made the request they wait for): " + "; ".join(
+        note += "; not reached (the run never came to what they wait for): " + "; ".join(
             _reach(f) for f in past)
     if unfired:
         what = "; ".join(_reach(f) for f in unfired)
