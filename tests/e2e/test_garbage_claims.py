@@ -155,3 +155,64 @@ def test_a_base_exception_from_a_nested_call_is_recorded_and_the_run_goes_on() -
     doc = run_scenario(load_scenario(SCENARIOS / "cancel-while-draft-in-flight.yaml"), f"{__name__}:exits_on_cancel")
     assert doc["error"] is None
     assert [(e["method"], e["type"]) for e in doc["candidate_errors"]] == [("cancel", "SystemExit")]
+
+
+# -- the same garbage from a process (cmd:): the same verdict -------------------------------------
+# What a process can put on the wire: JSON that is not a JobReport (and, below, an answer that is not
+# JSON). Once, among good reports, so that the run settles as the baseline does.
+OVER_THE_WIRE = ["text", "wrong-types", "nan"]
+
+
+class GarbageThird(ReferencePlane):
+    """The reference, except that its third report is garbage (``kind``)."""
+
+    kind = "text"
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self.reports = 0
+
+    def report(self, job_id: str) -> Any:
+        self.reports += 1
+        return GARBAGE[self.kind] if self.reports == 3 else super().report(job_id)
+
+
+for _kind in OVER_THE_WIRE:
+    globals()["third_" + _factory_name(_kind)] = type(f"Third_{_factory_name(_kind)}", (GarbageThird,), {"kind": _kind})
+
+
+def _as_process(command: str) -> dict[str, Any]:
+    from tests.e2e._processes import kill_marked, marked, new_mark, wait_gone
+
+    mark = new_mark()
+    try:
+        return run_scenario(load_scenario(SCENARIOS / "baseline.yaml"), marked(command, mark))
+    finally:
+        wait_gone(mark)
+        kill_marked(mark)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", OVER_THE_WIRE)
+def test_a_process_that_reports_garbage_fails_invalid_reports_as_in_process(kind: str) -> None:
+    """The process driver checks a report as every driver does (one ``ReportSampler``): JSON that is
+    not a JobReport is ``invalid_reports`` (safety, exit 1), never claims taken at face value."""
+    from tests.e2e._processes import REFERENCE
+
+    doc = _as_process(f"{REFERENCE} --candidate tests.e2e.test_garbage_claims:third_{_factory_name(kind)}")
+    assert doc["error"] is None, doc["error"]
+    failing = {c["name"]: c for c in doc["checkers"] if c["verdict"] != "pass"}
+    assert list(failing) == ["invalid_reports"], failing
+    assert failing["invalid_reports"]["count"] == 1 and "not a JobReport" in failing["invalid_reports"]["because"]
+    assert doc["exit_code"] == 1 and doc["claims"] is not None and doc["claims"]["outcome"] == "needs_human"
+
+
+@pytest.mark.slow
+def test_a_process_whose_report_is_not_json_fails_invalid_reports() -> None:
+    from tests.e2e._processes import MISBEHAVING
+
+    doc = _as_process(f"{MISBEHAVING} text-report")
+    assert doc["error"] is None, doc["error"]
+    invalid = next(c for c in doc["checkers"] if c["name"] == "invalid_reports")
+    assert invalid["verdict"] == "fail" and "which is not JSON" in invalid["because"], invalid
+    assert doc["exit_code"] == 1

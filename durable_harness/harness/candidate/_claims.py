@@ -15,22 +15,25 @@ are strings), ``operations`` a list of objects each with an ``operation_key`` an
 (strings) and a ``state`` of ``OP_STATES`` (``remote_id`` an id, ``request_hash`` a string). An id is
 a string or an integer; ``null`` stands for an absent field. Other keys are recorded, not judged.
 
-A driver that gets a problem records it in the history as a ``note`` of the worker whose ``data``
-holds ``INVALID_REPORT`` (the problem), and treats the sample as no report; the ``invalid_reports``
-checker judges those notes. This module does not record anything or judge a run.
+``ReportSampler`` is the one place a report is checked and recorded, whatever driver brought it
+(in-process, forked, a process's ``GET /jobs/{id}``): a valid report is recorded as a ``report``
+entry when it changed; a problem as a ``note`` of the worker whose ``data`` holds ``INVALID_REPORT``
+(the problem), and the sample is no report; the ``invalid_reports`` checker judges those notes.
+Drivers only hand over what the candidate said. This module does not judge a run.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import reprlib
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from durable_harness.harness.candidate._protocol import OP_STATES, OUTCOMES
 
-__all__ = ["INVALID_REPORT", "MAX_CHARS", "MAX_DEPTH", "MAX_VALUES", "RefusedReport", "check_report"]
+__all__ = ["INVALID_REPORT", "MAX_CHARS", "MAX_DEPTH", "MAX_VALUES", "RefusedReport", "ReportSampler", "check_report"]
 
 INVALID_REPORT = "invalid_report"  # the key of the history note a driver records for a refused report
 MAX_CHARS = 1024 * 1024  # characters of every string and key together
@@ -57,6 +60,35 @@ class RefusedReport:
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
+
+
+class _Recorder(Protocol):
+    def append(self, time_s: float, type_: str, process: str, data: Mapping[str, Any] | None = ...) -> Any: ...
+
+
+class ReportSampler:
+    """One worker's reports, checked and recorded (each change once): ``sample(obj)`` is the claims
+    of a valid JobReport, or None (a problem, recorded as such). ``last`` is what was last recorded
+    (the report's JSON text, or the problem): a driver watching for change reads it."""
+
+    def __init__(self, history: _Recorder, now: Callable[[], float], worker_id: str) -> None:
+        self._history = history
+        self._now = now
+        self.worker_id = worker_id
+        self.last: str | None = None
+
+    def sample(self, obj: object) -> dict[str, Any] | None:
+        claims, problem = check_report(obj)
+        if claims is None:
+            if problem != self.last:
+                self.last = problem
+                self._history.append(self._now(), "note", self.worker_id, {INVALID_REPORT: problem})
+            return None
+        text = json.dumps(claims, sort_keys=True)
+        if text != self.last:
+            self.last = text
+            self._history.append(self._now(), "report", self.worker_id, claims)
+        return claims
 
 
 def check_report(obj: object) -> tuple[dict[str, Any] | None, str | None]:

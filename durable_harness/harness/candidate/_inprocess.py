@@ -21,7 +21,7 @@ from typing import Any
 from durable_harness.harness._clock import VirtualClock
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
-from durable_harness.harness.candidate._claims import INVALID_REPORT, check_report
+from durable_harness.harness.candidate._claims import ReportSampler
 from durable_harness.harness.candidate._driver import CAPABILITIES, CandidateFailed
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
 
@@ -44,7 +44,7 @@ class InProcessDriver:
         self.max_restarts = max_restarts
         self._restarts = 0
         self._instance: Any = None
-        self._last_report: str | None = None
+        self._sampler = ReportSampler(history, clock.now, worker_id)
         self._errors: list[dict[str, Any]] = []
         self._depth = 0  # > 1 while a call arrives during another (a cancel while a request is in flight)
         self.last_death: str | None = None
@@ -152,19 +152,7 @@ class InProcessDriver:
         """The candidate's report of ``job_id`` as plain JSON, recorded in the history when it changed;
         a report that is not a JobReport (``check_report``) is recorded as such and is no report."""
         alive, report = self._call("report", job_id)
-        if not alive:
-            return None
-        claims, problem = check_report(report)
-        if claims is None:
-            if problem != self._last_report:
-                self._last_report = problem
-                self._history.append(self._clock.now(), "note", self.worker_id, {INVALID_REPORT: problem})
-            return None
-        text = json.dumps(claims, sort_keys=True)
-        if text != self._last_report:
-            self._last_report = text
-            self._history.append(self._clock.now(), "report", self.worker_id, claims)
-        return claims
+        return self._sampler.sample(report) if alive else None
 
     def _call(self, method: str, *args: Any) -> tuple[bool, Any]:
         """Call the control API: (alive, result); alive is False if the candidate died in the call."""

@@ -47,6 +47,7 @@ from durable_harness.harness._history import History
 from durable_harness.harness._realtime import CallAbandoned, CallTimeout, RealBound, RealTimeClock
 from durable_harness.harness._rundoc import redact_text
 from durable_harness.harness._supervisor import Child, SpawnError, spawn
+from durable_harness.harness.candidate._claims import RefusedReport, ReportSampler
 from durable_harness.harness.candidate._command import CandidateCommand
 from durable_harness.harness.candidate._environ import candidate_environ
 from durable_harness.harness.candidate._ports import listen_port, lost
@@ -145,7 +146,7 @@ class ProcessDriver:
         self._lease_ttl_s: float | None = None
         self._errors: list[dict[str, Any]] = []
         self._jobs: list[str] = []
-        self._last_report: str | None = None
+        self._sampler = ReportSampler(world.history, world.clock.now, worker_id)
         self._port, self._port_lost = 0, 0  # the port it was told to listen on; starts lost to a taken port
         self._secrets: tuple[str, ...] = ()
         self._seen: tuple[int, int, str | None] = (-1, -1, None)
@@ -416,22 +417,21 @@ class ProcessDriver:
         return None if response is None else self._answer("cancel", response)
 
     def report(self, job_id: str) -> Mapping[str, Any] | None:
+        """The report, checked as under every driver (``ReportSampler``): an answer that is not a
+        JobReport (not JSON, not an object, a wrong field) is an invalid report, not a crash."""
         response = self._call("report", "GET", f"/jobs/{quote(job_id, safe='')}")
         if response is None or response.status_code == 404:
             return None
-        report = _object(response)
-        if report is None:
-            self._give_up(f"answered GET /jobs/{job_id} with {_snippet(response)!r}, which is not a JobReport "
-                          "(a JSON object; see docs/contract.md)")
         if response.status_code >= 400:
             self._history.append(self._clock.now(), "note", self.worker_id,
                                  {"because": f"GET /jobs/{job_id} answered HTTP {response.status_code}"})
             return None
-        text = json.dumps(report, sort_keys=True)
-        if text != self._last_report:
-            self._last_report = text
-            self._history.append(self._clock.now(), "report", self.worker_id, report)
-        return report
+        try:
+            said: object = json.loads(response.content)
+        except ValueError:
+            said = RefusedReport(f"GET /jobs/{job_id} answered {_snippet(response)!r}, which is not JSON (a JobReport "
+                                 "is a JSON object with an outcome; see docs/contract.md)")
+        return self._sampler.sample(said)
 
     def deliver_webhook(self, headers: Mapping[str, str], body: bytes) -> int | None:
         response = self._call("receive_webhook", "POST", "/webhooks/openai", headers=dict(headers), content=bytes(body),
@@ -470,7 +470,7 @@ class ProcessDriver:
             if self._history[index].type in ("action", "fault"):
                 self._acted += 1
         self._scanned = len(self._history)
-        seen = (sum(b.fake.mutations() for b in self._world.services.values()), self._acted, self._last_report)
+        seen = (sum(b.fake.mutations() for b in self._world.services.values()), self._acted, self._sampler.last)
         if seen != self._seen:
             self._seen, self._changed_at = seen, self._clock.now()
 

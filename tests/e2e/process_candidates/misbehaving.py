@@ -4,7 +4,8 @@
 line and exits with status 3 at once. ``never-healthy``: runs, prints, and never listens.
 ``hangs``: healthy, but never answers ``POST /jobs``. ``forks``: a healthy candidate that starts a
 grandchild (``sleep``) in its process group and then never answers ``POST /jobs``: the harness must
-kill the whole group. Plain stdlib: each is what a stranger's broken control plane might do.
+kill the whole group. ``text-report``: healthy, takes every call, answers its first ``GET /jobs/{id}``
+with text that is not JSON, and the others with a report that says it needs a human. Plain stdlib: each is what a stranger's broken control plane might do.
 """
 
 from __future__ import annotations
@@ -18,16 +19,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def serve(kind: str) -> None:
+    reports: list[str] = []
+
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
             body = b"hello, I am up" if kind == "garbage-health" else b'{"ok": true}'
+            if kind == "text-report" and self.path.startswith("/jobs/"):
+                body = b"all good" if not reports else b'{"outcome": "needs_human"}'
+                reports.append(self.path)
             self.send_response(200)
             self.send_header("content-length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
 
         def do_POST(self) -> None:  # noqa: N802
-            time.sleep(3600)  # never answers
+            if kind != "text-report":
+                time.sleep(3600)  # never answers
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = b'{"accepted": true}' if self.path == "/jobs" else b'{"progressed": false}'
+            self.send_response(200 if self.path != "/webhooks/openai" else 204)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
         def log_message(self, format: str, *args: object) -> None:
             pass
