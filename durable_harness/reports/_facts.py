@@ -35,7 +35,7 @@ ERROR_WORDS = {
 _SHORT = 12
 # Counters in the order the design's acceptance table lists them; others follow alphabetically.
 _COUNTER_ORDER = (
-    "duplicate_drafts", "duplicate_media", "unauthorized_calls", "wrong_checkpoint_advances",
+    "duplicate_drafts", "duplicate_media", "duplicate_effects", "unauthorized_calls", "wrong_checkpoint_advances",
     "leftover_unknowns", "ledger_mismatches", "resubmitted_tasks", "stuck_jobs", "wrong_outcomes",
 )
 

@@ -381,7 +381,8 @@ def test_every_registered_checker_is_tested_here() -> None:
         "duplicate_drafts", "duplicate_media", "faults_fired", "leftover_unknowns", "wrong_outcome", "resubmitted_tasks",
         "wrong_checkpoint_advances", "ledger_mismatches", "stuck_jobs", "progress_loss", "unreported_effects",
         "abandoned_jobs", "accepted_forgeries", "unauthorized_calls",  # unauthorized_calls: test_unauthorized_calls.py
-        "invalid_reports"}  # invalid_reports: test_claims.py
+        "invalid_reports",  # invalid_reports: test_claims.py
+        "duplicate_effects"}  # duplicate_effects: test_core_oracles.py
 
 
 def test_accepted_forgeries_fail_on_a_2xx_to_a_forged_webhook_but_not_to_a_replay() -> None:

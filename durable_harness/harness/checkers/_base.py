@@ -85,17 +85,21 @@ class Checker:
     name: str
     klass: str
     fn: Callable[[CheckInput], CheckResult]
+    # Whether it applies to a workload; None: to every workload (a core oracle, which no workload
+    # can drop). The duplicate rules apply where the workload maps the effect kind they judge.
+    applies: Callable[[Workload], bool] | None = None
 
 
 _CHECKERS: Registry[Checker] = Registry("checker")
 
 
-def checker(name: str, klass: str) -> Callable[[Callable[[CheckInput], CheckResult]], Callable[[CheckInput], CheckResult]]:
+def checker(name: str, klass: str, *, applies: Callable[[Workload], bool] | None = None,
+            ) -> Callable[[Callable[[CheckInput], CheckResult]], Callable[[CheckInput], CheckResult]]:
     if klass not in ("safety", "liveness"):
         raise ValueError(f"checker {name!r}: class {klass!r} must be 'safety' or 'liveness'")
 
     def register(fn: Callable[[CheckInput], CheckResult]) -> Callable[[CheckInput], CheckResult]:
-        _CHECKERS.add(name, Checker(name, klass, fn), fn.__module__)
+        _CHECKERS.add(name, Checker(name, klass, fn, applies), fn.__module__)
         return fn
     return register
 
@@ -110,9 +114,9 @@ def checker_names() -> list[str]:
 
 
 def applicable(workload: Workload) -> list[str]:
-    """The registered checkers that apply to ``workload``."""
-    wanted = workload.checkers
-    return [n for n in checker_names() if wanted is None or n in wanted]
+    """The registered checkers that apply to ``workload``: every core one, and those whose rule
+    takes it (a workload adds what it maps; it never removes a core oracle)."""
+    return [c.name for c in checkers() if c.applies is None or c.applies(workload)]
 
 
 def run_checkers(inp: CheckInput, names: Sequence[str] | None = None) -> list[CheckResult]:

@@ -6,8 +6,9 @@ scripted agent in the sessions fake (``brain``), the business roles of a job (``
 vocabulary in order (``phases``: a phase may only move forward), the remote effects ground truth
 shows for each role (``effects``) and which ledger operations create them (``creates``), the
 outcome the world shows at the end (``outcome``), what a
-reported checkpoint needs to be backed by the world (``checkpoint_problems``), and the checkers
-that apply to it. Adding a workload is one module plus its registration.
+reported checkpoint needs to be backed by the world (``checkpoint_problems``), and the kinds of
+effect it maps (``effect_kinds``: every one is judged "never twice"). Every core checker applies to
+every workload; a workload cannot drop one. Adding a workload is one module plus its registration.
 """
 
 from __future__ import annotations
@@ -68,11 +69,17 @@ class Workload:
     # Conditions of the world fault and action triggers may name (``while:``, ``when:``): name ->
     # (truth, job, argument) -> whether it holds.
     conditions: Mapping[str, Callable[[Json, Json, str | None], bool]] = field(default_factory=dict)
-    checkers: tuple[str, ...] | None = None  # the checkers that apply (None: all)
+    # The kinds of effect ``effects`` may show ("post", "media"): what "never twice" judges for it.
+    # None: the kinds its ledger operations create (``creates``).
+    kinds: tuple[str, ...] | None = None
     # What the world shows when a correct control plane runs the job and nobody acts on it (no
     # approval, no cancel, no revocation): the outcome a scenario may hold a candidate to when the
     # people its plan schedules never came to act (``abandoned_jobs``). None: no such promise.
     clean_outcome: str | None = None
+
+    @property
+    def effect_kinds(self) -> tuple[str, ...]:
+        return self.kinds if self.kinds is not None else tuple(dict.fromkeys(self.creates.values()))
 
     def job_effects(self, truth: Json, job: Json) -> list[Effect]:
         key = (str(job["job_id"]), str(job["task_version"]))
