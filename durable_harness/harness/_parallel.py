@@ -10,7 +10,9 @@ have set theirs before), ``N`` at most, never more than there are scenarios. The
 process's zygote (``candidate._zygote``: one start-up of the SDK, not one per worker).
 
 A signal stops the run: no new scenario starts, the workers are stopped, and what finished is
-kept (the run is partial, as a sequential run cut short is). A worker that dies under a scenario is
+kept (the run is partial, as a sequential run cut short is). A harness killed outright (SIGKILL)
+takes its workers with it: each watches the harness process and dies with it, and with them the
+fork server and every candidate they had started. A worker that dies under a scenario is
 a harness error of that scenario (exit 3), not a lost run.
 
 What it deliberately does not do: split one scenario (a sweep is one task: its points are forked
@@ -49,7 +51,8 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
     _share_the_zygote(candidate)
     context = multiprocessing.get_context("forkserver")
     workers = max(1, min(jobs, len(scenarios)))
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
+                                                  initargs=(os.getpid(),))
     stopped = False
     try:
         order = sorted(range(len(scenarios)), key=lambda i: scenarios[i].sweep is None)  # the longest (sweeps) first
@@ -91,11 +94,47 @@ def _share_the_zygote(candidate: str) -> None:
         share_zygote()
 
 
-def _worker_init() -> None:
+def _worker_init(harness: int) -> None:
     """A worker leaves signals to the parent: a Ctrl-C reaches the whole group, and the parent
-    decides (it stops the workers it needs to stop with SIGTERM, which ends a worker at once)."""
+    decides (it stops the workers it needs to stop with SIGTERM, which ends a worker at once). It
+    dies with the harness process that asked for it, however that one ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with(harness)
+
+
+def _die_with(harness: int) -> None:
+    """SIGKILL this worker as soon as ``harness`` is gone. Its parent is the fork server, not the
+    harness, so a parent-death signal cannot do it; and the fork server lives as long as any of its
+    children holds its "alive" pipe, which every worker does: killed with SIGKILL (a CI timeout),
+    the harness would leave the fork server and its workers running each other forever. The
+    worker's own watchdog (``_supervisor``) then kills the candidates it had started."""
+    import select
+    import threading
+
+    def gone() -> None:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    try:
+        handle = os.pidfd_open(harness)
+    except ProcessLookupError:
+        gone()
+    except OSError:  # no pidfd (an old kernel): look every half second
+        def poll() -> None:
+            while True:
+                try:
+                    os.kill(harness, 0)
+                except ProcessLookupError:
+                    gone()
+                select.select([], [], [], 0.5)
+        threading.Thread(target=poll, name="dh-die-with-harness", daemon=True).start()
+        return
+
+    def wait() -> None:
+        select.select([handle], [], [])  # readable once the process has exited
+        gone()
+
+    threading.Thread(target=wait, name="dh-die-with-harness", daemon=True).start()
 
 
 def _run_one(source: str, scenario_id: str, candidate: str, seed: int | None, out: str,
