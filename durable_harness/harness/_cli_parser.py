@@ -73,7 +73,9 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run scenarios against a candidate and write a report")
     run.add_argument("--candidate", default="reference", help="a registered name (reference, mutant:NAME) or package.module:factory")
-    run.add_argument("--scenario", action="append", default=[], metavar="PATH", help="a scenario file or directory (repeatable; default: the bundled catalogue)")
+    run.add_argument("--scenario", action="append", default=[], metavar="PATH",
+                     help="a scenario file or directory, or the id of a bundled scenario (repeatable; default: the "
+                          "bundled catalogue)")
     run.add_argument("--seed", type=_seed, default=None, help="root seed, 0 to 2**64-1 (default: each scenario's own, derived from its id)")
     run.add_argument("--report", type=Path, default=Path("harness-report"), metavar="DIR", help="where run.json, history and the reports go (default: ./harness-report)")
     run.add_argument("--check-determinism", action="store_true",

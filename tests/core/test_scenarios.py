@@ -73,6 +73,17 @@ def test_not_a_mapping_and_missing_file(tmp_path: Path) -> None:
         load_scenarios([tmp_path / "nope.yaml"])
 
 
+def test_a_bundled_scenario_is_found_by_its_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # wherever the command is typed
+    [scenario] = load_scenarios(["baseline"])
+    assert scenario.id == "baseline" and scenario.source.name == "baseline.yaml"
+    for name in ("basline", "baseline.yaml", "sub/baseline"):
+        with pytest.raises(ScenarioError, match="nor the id of a scenario of the bundled catalogue"):
+            load_scenarios([name])
+    (tmp_path / "baseline").mkdir()  # a path that exists is the path, whatever the catalogue holds
+    assert load_scenarios(["baseline"]) == []
+
+
 def test_a_sweep_takes_no_faults(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match="a sweep scenario places its own crashes"):
         load_scenario(write(tmp_path, GOOD.replace("covers: something", "covers: something\nsweep: crash_points")))

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv
 from durable_harness.harness.candidate._command import is_command
-from durable_harness.harness.candidate._spec import CandidateSpecError, candidate_digest, resolve_candidate
+from durable_harness.harness.candidate._spec import (
+    CandidateSpecError, candidate_digest, precheck_candidate, resolve_candidate,
+)
 from durable_harness.harness.candidate._zygote import zygote
 
 __all__ = ["PROBE_TIMEOUT_S", "Probe", "probe_candidate"]
@@ -40,6 +42,7 @@ def probe_candidate(spec: str) -> Probe:
     """Raises ``CandidateSpecError`` when ``spec`` names no candidate (bad usage: exit 3)."""
     if spec in _SEEN:
         return _SEEN[spec]
+    precheck_candidate(spec)  # a typo is refused at once, before a child starts
     if is_command(spec) or os.environ.get("DH_IN_PROCESS", "") == "1":
         resolve_candidate(spec)
         probe = Probe(candidate_digest(spec))

@@ -79,8 +79,7 @@ def candidate_names() -> list[str]:
 
 
 def resolve_candidate(spec: str) -> Callable[[Any], Any]:
-    if not isinstance(spec, str) or not spec:
-        raise CandidateSpecError(f"--candidate {spec!r} is empty; give a registered name or package.module:factory")
+    precheck_candidate(spec)
     if is_command(spec):
         return _process_stand_in(spec)
     registered = _entry_points()
@@ -94,19 +93,37 @@ def resolve_candidate(spec: str) -> Callable[[Any], Any]:
     if sep and family in registered:
         members = _load(family)
         if isinstance(members, Mapping):
-            if member not in members:
-                raise CandidateSpecError(f"--candidate {spec!r}: unknown {family} {member!r}; known: "
-                                         f"{', '.join(f'{family}:{m}' for m in sorted(members))}")
             return _callable(spec, members[member])
     return _import(spec)
 
 
-def _import(spec: str) -> Callable[[Any], Any]:
+def precheck_candidate(spec: str) -> None:
+    """What can be refused without importing any candidate's code (at once, before a probe's child
+    starts): an empty spec, a name no entry point registers, a member its family does not have
+    (a family lists its members without importing them), a spec that is not ``package.module:factory``."""
+    if not isinstance(spec, str) or not spec:
+        raise CandidateSpecError(f"--candidate {spec!r} is empty; give a registered name or package.module:factory")
+    if is_command(spec):
+        return
+    registered = _entry_points()
+    family, sep, member = spec.partition(":")
+    if spec in registered:
+        return
+    if sep and family in registered:
+        members = _load(family)
+        if isinstance(members, Mapping) and member not in members:
+            raise CandidateSpecError(f"--candidate {spec!r}: unknown {family} {member!r}; known: "
+                                     f"{', '.join(f'{family}:{m}' for m in sorted(members))}")
+        return
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         known = ", ".join(candidate_names()) or "none registered"
         raise CandidateSpecError(f"--candidate {spec!r} is neither a registered candidate ({known}) nor "
                                  "'package.module:factory'")
+
+
+def _import(spec: str) -> Callable[[Any], Any]:
+    module_name, _, attr = spec.partition(":")
     if "" not in sys.path and os.getcwd() not in sys.path:  # as `python -m` does: the working directory first
         sys.path.insert(0, os.getcwd())
     try:

@@ -55,9 +55,25 @@ def scenario_paths(paths: Iterable[Path | str]) -> list[Path]:
             out.extend(sorted(path.glob("*.yaml")))
         elif path.exists():
             out.append(path)
+        elif (bundled := _by_id(str(raw))) is not None:
+            out.append(bundled)
         else:
-            raise ScenarioError(f"{path}: no such scenario file or directory")
+            raise ScenarioError(f"{path}: no such scenario file or directory, nor the id of a scenario of the "
+                                "bundled catalogue (`durable-harness list` shows them)")
     return out
+
+
+def _by_id(name: str) -> Path | None:
+    """The bundled scenario whose id is ``name`` (``--scenario baseline``): its file is named so."""
+    if not name or "/" in name or name.endswith((".yaml", ".yml")):
+        return None
+    found = sorted(catalogue_dir().rglob(f"{name}.yaml"))
+    if len(found) != 1:
+        return None
+    try:
+        return found[0].relative_to(Path.cwd())
+    except ValueError:
+        return found[0]
 
 
 def load_scenarios(paths: Sequence[Path | str]) -> list[Scenario]:
