@@ -34,6 +34,7 @@ __all__ = ["Child", "SpawnError", "kill_all", "live_children", "spawn"]
 
 KEEP_LINES = 40
 MAX_LINE_BYTES = 64 * 1024
+MAX_LOG_BYTES = 8 * 1024 * 1024  # of a log file, every start of the command together: the report is not a sink
 REAP_TIMEOUT_S = 10.0
 _WATCHDOG_SCRIPT = Path(__file__).with_name("_watchdog.py")  # run as a file: no import of the harness
 
@@ -58,6 +59,7 @@ class Child:
         self._on_exit = on_exit
         self._lines: collections.deque[str] = collections.deque(maxlen=KEEP_LINES)
         self._lines_lock = threading.Lock()
+        self._full = False
         self._reader = threading.Thread(target=self._read, name=f"dh-output-{self.pid}", daemon=True)
         self._reader.start()
 
@@ -102,6 +104,18 @@ class Child:
         self._reader.join(timeout=REAP_TIMEOUT_S)
         _forget(self)
 
+    def _write(self, line: str) -> None:
+        """One line into the log, up to ``MAX_LOG_BYTES`` (then one line says the rest was dropped;
+        the last lines are still kept in memory, for the error that may need them)."""
+        if self._full:
+            return
+        if self._log.tell() + len(line) + 1 > MAX_LOG_BYTES:
+            self._full = True
+            line = (f"--- durable-harness: this log reached {MAX_LOG_BYTES // (1024 * 1024)} MiB; the command's further "
+                    "output is not kept ---")
+        self._log.write(line + "\n")
+        self._log.flush()
+
     def _read(self) -> None:
         stream = self._popen.stdout
         assert stream is not None
@@ -114,8 +128,7 @@ class Child:
                 with self._lines_lock:
                     self._lines.append(line)
                 try:
-                    self._log.write(line + "\n")
-                    self._log.flush()
+                    self._write(line)
                 except (OSError, ValueError):  # the log went away (the folder was removed): keep reading
                     pass
         finally:
