@@ -410,3 +410,14 @@ def test_a_duplicate_after_a_crash_names_the_crash_and_the_restart() -> None:
     r = run("duplicate_drafts", h, {"wordpress": {"posts": [post(7), post(8)]}}, good_claims())
     assert r.verdict == "fail" and "crashed right there" in r.witnesses[0].summary
     assert "restarted on the same database" in r.witnesses[0].summary and "response was lost" not in r.witnesses[0].summary
+
+
+def test_a_because_line_names_a_few_of_a_long_list_and_how_many_more() -> None:
+    from durable_harness.harness.checkers._base import listed
+
+    assert listed([1, 2, 3]) == "1, 2, 3"
+    assert listed(list(range(499))) == "0, 1, 2, 3, 4, 5, 6, 7, ... 491 more"
+    h = history_with_creations("/wp/v2/posts", list(range(1, 41)))
+    truth = {"wordpress": {"posts": [post(i) for i in range(1, 41)]}}
+    r = run("duplicate_drafts", h, truth, good_claims())
+    assert r.count == 39 and "... 32 more" in r.because and len(r.because) < 300 and len(r.witnesses) == 40

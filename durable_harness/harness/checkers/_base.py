@@ -171,5 +171,16 @@ def final_report_witness(history: History, summary: str) -> tuple[Witness, ...]:
     return (witness(reports[-1], summary),) if reports else ()
 
 
+SHOWN = 8  # items a "because" line names of a list before it says how many more there are
+
+
+def listed(items: Sequence[Any], sep: str = ", ", limit: int = SHOWN) -> str:
+    """``items`` joined, the first ``limit`` of them and then how many more (a because line stays a
+    line: 499 call ids are the first 8 and "491 more"; the witnesses and the history hold them all)."""
+    shown = [str(i) for i in items[:limit]]
+    more = len(items) - len(shown)
+    return sep.join(shown) + (f"{sep}... {more} more" if more > 0 else "")
+
+
 def pluralise(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"

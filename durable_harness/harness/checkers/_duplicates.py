@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, creation_witnesses, pluralise
+from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, creation_witnesses, listed, pluralise
 from durable_harness.harness.workloads import Effect, Workload, group_by_role
 
 __all__ = ["NAMED_KINDS", "duplicate_checker", "other_kinds"]
@@ -46,7 +46,7 @@ def judge(inp: CheckInput, name: str, kinds: list[str], noun: Callable[[str], st
             if len(items) > 1:
                 extra += [e.id for e in items[1:]]
                 involved += items
-                lines.append(f"{job} v{version} {role}: {noun(kind)}s {[e.id for e in items]}")
+                lines.append(f"{job} v{version} {role}: {noun(kind)}s [{listed([e.id for e in items])}]")
     if not extra:
         what = pluralise(n, noun(kinds[0])) if len(kinds) == 1 else f"{n} effects of {', '.join(kinds)}"
         return CheckResult(name, "safety", "pass", 0, f"{what}, none duplicated")
@@ -56,5 +56,5 @@ def judge(inp: CheckInput, name: str, kinds: list[str], noun: Callable[[str], st
                                         [e.id for e in involved if (e.service, e.route) == (service, route)])
     nouns = {noun(e.kind) for e in involved}
     because = (f"{pluralise(len(extra), 'duplicate ' + nouns.pop()) if len(nouns) == 1 else f'{len(extra)} duplicates'}: "
-               + "; ".join(lines))
+               + listed(lines, "; "))
     return CheckResult(name, "safety", "fail", len(extra), because, tuple(witnesses))

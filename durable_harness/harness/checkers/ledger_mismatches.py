@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, creation_witnesses, final_report_witness, pluralise
+from durable_harness.harness.checkers._base import (
+    CheckInput, CheckResult, checker, creation_witnesses, final_report_witness, listed, pluralise,
+)
 
 
 @checker("ledger_mismatches", "safety")
@@ -57,7 +59,7 @@ def check(inp: CheckInput) -> CheckResult:
     for kind, rid in unknown:
         e = effects[(kind, rid)]
         wits += creation_witnesses(inp.history, e.service, e.route, [rid])
-    return CheckResult("ledger_mismatches", "safety", "fail", len(problems), "; ".join(problems), tuple(wits))
+    return CheckResult("ledger_mismatches", "safety", "fail", len(problems), listed(problems, "; "), tuple(wits))
 
 
 def _remote(what: str, remote_id: Any) -> tuple[str, int] | None:

@@ -3,7 +3,7 @@ quiesce. An operation nobody can prove done or not done is the most dangerous st
 
 from __future__ import annotations
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, final_report_witness, pluralise
+from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, final_report_witness, listed, pluralise
 
 _OPEN = ("UNKNOWN", "SENT")
 
@@ -16,7 +16,7 @@ def check(inp: CheckInput) -> CheckResult:
     left = [op for op in ops if op.get("state") in _OPEN]
     if not left:
         return CheckResult("leftover_unknowns", "safety", "pass", 0, f"{pluralise(len(ops), 'operation')} in the ledger, none UNKNOWN or SENT")
-    wits = final_report_witness(inp.history, "final report: " + ", ".join(f"{o.get('operation_key')}={o.get('state')}" for o in left))
-    keys = ", ".join(repr(o.get("operation_key")) for o in left)
+    wits = final_report_witness(inp.history, "final report: " + listed([f"{o.get('operation_key')}={o.get('state')}" for o in left]))
+    keys = listed([repr(o.get("operation_key")) for o in left])
     return CheckResult("leftover_unknowns", "safety", "fail", len(left),
                        f"{pluralise(len(left), 'operation')} still UNKNOWN/SENT after quiesce: {keys}", wits)

@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, pluralise, witness
+from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, listed, pluralise, witness
 
 
 @checker("progress_loss", "liveness")
@@ -44,7 +44,7 @@ def check(inp: CheckInput) -> CheckResult:
     excused = {role: min(forced[role], len(ids) - 1) for role, ids in redone.items() if forced[role]}
     count = sum(len(ids) - 1 for ids in redone.values()) - sum(excused.values())
     bound = inp.scenario.expect.max_redone_steps
-    detail = "; ".join(f"{role} issued {len(ids)} times ({', '.join(ids)})" for role, ids in sorted(redone.items()))
+    detail = listed([f"{role} issued {len(ids)} times ({listed(ids)})" for role, ids in sorted(redone.items())], "; ")
     why = (f"; {pluralise(sum(excused.values()), 're-issue')} forced by the world, not counted: " + ", ".join(
         f"{role} {n}x (a call answered as failed while a fault or an action took effect)"
         for role, n in sorted(excused.items()))) if excused else ""

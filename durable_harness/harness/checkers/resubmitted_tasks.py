@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from durable_harness.harness._history import History
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, pluralise, witness
+from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, listed, pluralise, witness
 
 
 @checker("resubmitted_tasks", "safety")
@@ -25,7 +25,7 @@ def check(inp: CheckInput) -> CheckResult:
         return CheckResult("resubmitted_tasks", "safety", "pass", 0,
                            f"one session ({sessions[0]['id']}) and one submission of the task for {job_id} v{version}")
     because = (f"{job_id} v{version}: {pluralise(len(sessions), 'session')} "
-               f"({', '.join(str(s['id']) for s in sessions)}) and {pluralise(submissions, 'submission')} of the original task")
+               f"({listed([s['id'] for s in sessions])}) and {pluralise(submissions, 'submission')} of the original task")
     return CheckResult("resubmitted_tasks", "safety", "fail", count, because, tuple(_witnesses(inp.history, task)))
 
 

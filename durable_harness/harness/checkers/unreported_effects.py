@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, creation_witnesses, pluralise
+from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, creation_witnesses, listed, pluralise
 from durable_harness.harness.workloads import Effect
 
 
@@ -34,8 +34,8 @@ def check(inp: CheckInput) -> CheckResult:
     if not unreported:
         return CheckResult("unreported_effects", "safety", "pass", 0,
                            f"every call whose effect happened got its result ({pluralise(with_effects, 'call')} with effects)")
-    detail = "; ".join(f"{c.get('name')} {c.get('call_id')} ({c.get('role')}) in {c.get('turn_id')}: "
-                       f"{', '.join(f'{e.kind} {e.id}' for e in effects)}" for c, effects in unreported)
+    detail = listed([f"{c.get('name')} {c.get('call_id')} ({c.get('role')}) in {c.get('turn_id')}: "
+                     f"{listed([f'{e.kind} {e.id}' for e in effects])}" for c, effects in unreported], "; ")
     wits = [w for _c, effects in unreported for e in effects
             for w in creation_witnesses(inp.history, e.service, e.route, [e.id])]
     return CheckResult("unreported_effects", "safety", "fail", len(unreported),
