@@ -154,6 +154,13 @@ def test_a_process_candidate_is_described_and_digested_by_its_command_and_source
     assert command_digest(f"cmd:true {tmp_path / 'server.js'}") != before
 
 
+def test_two_candidates_of_one_package_have_different_digests() -> None:
+    """The reference and each mutant share a package: the factory named is part of the digest."""
+    digests = {spec: candidate_digest(spec) for spec in ("reference", "mutant:blind-retry", "mutant:no-lease")}
+    assert len(set(digests.values())) == 3, digests
+    assert candidate_digest("reference") == digests["reference"]
+
+
 def test_the_runs_time_stands_still_while_paused() -> None:
     """A candidate restarting takes no scenario time, as a restart in-process takes none."""
     c = clock(100)

@@ -178,7 +178,8 @@ def describe_candidate(spec: str) -> str:
 
 @functools.cache
 def candidate_digest(spec: str) -> str | None:
-    """sha256 of the candidate's source: its factory's top-level package, or its module file. Taken
+    """sha256 of the candidate's source: its factory's top-level package, or its module file, and the
+    factory it names (two candidates of one package, the reference and a mutant, differ). Taken
     once per process, when the code is first imported: what runs is what was read then. A process
     candidate's digest covers its command line and the source files it names."""
     if is_command(spec):
@@ -199,6 +200,7 @@ def candidate_digest(spec: str) -> str | None:
         root = Path(str(module.__file__)).parent
         files = [Path(str(module.__file__))]
     h = hashlib.sha256()
+    h.update(b"candidate\0" + spec.encode() + b"\0")
     total = 0
     for path in files:
         data = path.read_bytes()
