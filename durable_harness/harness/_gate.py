@@ -326,11 +326,11 @@ class Gate:
             raise httpx.RemoteProtocolError("connection reset before the response (injected)", request=raw)
         if isinstance(action, Respond):
             self._record_fault(fault, ctx, {**evidence, "replaced_with": action.response.status})
-            self._complete(ctx.op, action.response, ctx.committed)
+            self._complete(ctx.op, action.response, ctx.committed, withheld=ctx.response)
             return action.response
         if isinstance(action, Rewrite):  # the client reads another answer than the service gave
             self._record_fault(fault, ctx, {**evidence, **action.evidence})
-            self._complete(ctx.op, action.response, ctx.committed)
+            self._complete(ctx.op, action.response, ctx.committed, withheld=ctx.response)
             return action.response
         if isinstance(action, Crash):
             self._record_fault(fault, ctx, evidence)
@@ -360,12 +360,19 @@ class Gate:
             until = self.clock.now() + min(seconds, MAX_RETRY_AFTER_S)
             self.retry_after_until = max(self.retry_after_until, until)
 
-    def _complete(self, op: int, response: Response, committed: bool) -> None:
+    def _complete(self, op: int, response: Response, committed: bool, *, withheld: Response | None = None) -> None:
+        """The completion of ``op`` as the client got it; ``withheld``: the service's own answer, which
+        a fault replaced after a commit (its status and the id it gave, so that a witness finds the
+        request that made the effect)."""
         self._note_retry_after(response)
         type_ = "ok" if response.status < 400 else ("info" if response.status >= 500 or response.status == 408 else "fail")
-        self.history.complete(self.clock.now(), op, type_, {
-            "status": response.status, "committed": committed, "body": _summarise_body(response.body, response.headers),
-        })
+        data: dict[str, Any] = {"status": response.status, "committed": committed,
+                                "body": _summarise_body(response.body, response.headers)}
+        if withheld is not None and committed:
+            body = _summarise_body(withheld.body, withheld.headers)
+            data["withheld"] = {"status": withheld.status,
+                                **({"id": body["id"]} if isinstance(body, dict) and "id" in body else {})}
+        self.history.complete(self.clock.now(), op, type_, data)
 
 
 def _read(raw: httpx.Request, sent_s: float) -> Request:

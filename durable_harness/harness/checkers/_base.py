@@ -146,8 +146,10 @@ def creation_witnesses(history: History, service: str, route: str, remote_ids: S
         d = invoke.data
         if d.get("service") != service or d.get("route") != route or d.get("method") != "POST" or done is None:
             continue
-        body = done.data.get("body")
+        body, withheld = done.data.get("body"), done.data.get("withheld")
         rid = body.get("id") if isinstance(body, dict) else None
+        if rid not in wanted and isinstance(withheld, dict):  # a fault replaced the answer after the commit
+            rid = withheld.get("id")
         if rid in wanted:
             how = _outcome_of(done)
             out.append(witness(done, f"op {invoke.op} by {invoke.process}: POST {service}{route} created id {rid}; {how}"))
@@ -156,7 +158,12 @@ def creation_witnesses(history: History, service: str, route: str, remote_ids: S
 
 def _outcome_of(done: Entry) -> str:
     """How a write's caller came out of it: answered, its answer lost, or killed in it (a crash point:
-    that is what tells a user of an at-least-once framework that its step ran twice)."""
+    that is what tells a user of an at-least-once framework that its step ran twice), or answered
+    with an error in place of the service's own answer after the commit."""
+    withheld = done.data.get("withheld")
+    if isinstance(withheld, dict):
+        return (f"the service committed it and answered {withheld.get('status')}, and the client got "
+                f"{done.data.get('status')} instead (an error after the commit)")
     if done.type != "info":
         return f"answered {done.data.get('status')}"
     error = str(done.data.get("error") or "")
