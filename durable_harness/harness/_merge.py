@@ -149,7 +149,7 @@ def _merged_index(indexes: Sequence[dict[str, Any]], command: str, missing: Sequ
         "finished_at": None if None in finished else max(finished, key=_instant),
         "scenarios": planned, "completed": sum(int(i["completed"]) for i in indexes),
         "partial": bool(missing) or any(i["partial"] for i in indexes), "interrupted_by": interrupted,
-        "exit_code": None, "shard": None,
+        "exit_code": None, "shard": None, **({"missing_shards": list(missing)} if missing else {}),
     }
 
 

@@ -69,6 +69,10 @@ def _header(runs: Sequence[Doc], index: Doc | None) -> dict[str, Any]:
         planned = len(index["scenarios"])
         why = f"interrupted by {index['interrupted_by']}" if index["interrupted_by"] else "stopped before the end"
         partial = f"{planned - len(missing)} of {planned} scenarios ran; {why}"
+        shards = index.get("missing_shards") or []
+        if shards:  # a merge without every shard: their scenarios were never seen
+            partial = (f"{planned - len(missing)} of the {planned} scenarios of the shards given ran; not run: every "
+                       f"scenario of shard{'s' if len(shards) > 1 else ''} {', '.join(shards)}, not given to the merge")
     return {
         "verdict": verdict, "exit_code": code, "meaning": EXIT_MEANING[code],
         "tone": {0: "pass", 1: "fail", 2: "fail" if verdict == "fail" else "unknown", 3: "error"}[code],

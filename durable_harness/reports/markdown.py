@@ -78,6 +78,12 @@ def _banner(index: Doc | None, missing: Sequence[str]) -> list[str]:
     names = ", ".join(code(name) for name in missing[:_MAX_BANNER_NAMES])
     if len(missing) > _MAX_BANNER_NAMES:
         names += f" and {len(missing) - _MAX_BANNER_NAMES} more"
+    shards = index.get("missing_shards") or []
+    if shards:  # a merge without every shard: their scenarios were never seen, so they cannot be named
+        why = f"shard{'s' if len(shards) > 1 else ''} {', '.join(shards)} not given to the merge"
+        gone = f"not run: every scenario of shard{'s' if len(shards) > 1 else ''} {', '.join(shards)}"
+        return [f"> **PARTIAL REPORT: {planned - len(missing)} of the {planned} scenarios of the shards given ran; {why}; "
+                f"{gone}{'; and ' + names if names else ''}**", ""]
     return [f"> **PARTIAL REPORT: {planned - len(missing)} of {planned} scenarios ran; {why}; "
             f"not run: {names or 'none'}**", ""]
 

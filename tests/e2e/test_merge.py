@@ -62,8 +62,11 @@ def test_a_missing_shard_makes_the_merge_partial(shards: Path) -> None:
     result = merge("shard-1", "--report", "half", cwd=shards)
     assert result.returncode in (1, 3), result.stdout + result.stderr
     assert "PARTIAL: shard 2/2 not given" in result.stdout
-    assert json.loads((shards / "half" / "report.json").read_text())["partial"] is True
-    assert "PARTIAL REPORT" in (shards / "half" / "summary.md").read_text()
+    index = json.loads((shards / "half" / "report.json").read_text())
+    assert index["partial"] is True and index["missing_shards"] == ["2/2"]
+    summary = (shards / "half" / "summary.md").read_text()
+    assert "PARTIAL REPORT" in summary and "not run: none" not in summary
+    assert "shard 2/2 not given to the merge; not run: every scenario of shard 2/2" in summary, summary[:600]
 
 
 def _corrupt(root: Path) -> Path:
