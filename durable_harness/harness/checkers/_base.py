@@ -169,6 +169,8 @@ def _outcome_of(done: Entry) -> str:
     error = str(done.data.get("error") or "")
     if "crashed" in error or "killed" in error:
         return f"the candidate crashed right there ({error}) and was restarted on the same database"
+    if error.startswith("response lost"):  # the gate's own words: "response lost (timeout)"
+        error = error[len("response lost"):].strip(" ()")
     return f"its response was lost ({error})" if error else "its response was lost"
 
 
