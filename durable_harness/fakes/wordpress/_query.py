@@ -32,7 +32,7 @@ from durable_harness.fakes.wordpress._auth import User
 from durable_harness.fakes.wordpress._errors import ParamErrors, WPError, auth_required
 from durable_harness.fakes.wordpress._params import Validator, as_int, as_list
 from durable_harness.fakes.wordpress._records import Item
-from durable_harness.fakes.wordpress._text import sanitize_title
+from durable_harness.fakes.wordpress._text import collate, fold, sanitize_title
 from durable_harness.fakes.wordpress._wire import Site
 
 __all__ = ["CONTEXTS", "ListQuery", "list_headers", "paginate", "parse_list", "select"]
@@ -179,10 +179,10 @@ def _terms(search: str) -> list[str]:
 
 def _matches_search(item: Item, q: ListQuery) -> bool:
     assert q.search is not None
-    texts = [getattr(item, _SEARCH_COLUMNS[c]).lower() for c in q.search_columns]
+    texts = [fold(getattr(item, _SEARCH_COLUMNS[c])) for c in q.search_columns]  # LIKE in the collation:
     if item.file is not None:  # core also searches the attached file's path ("2026/01/x.png")
-        texts.append(item.file.relative.lower())
-    for term in _terms(q.search.lower()):
+        texts.append(fold(item.file.relative))  # case and accents do not count
+    for term in _terms(fold(q.search)):
         negate = term.startswith("-") and len(term) > 1
         found = any(term.lstrip("-") in text for text in texts) if negate else any(term in text for text in texts)
         if found == negate:
@@ -197,13 +197,19 @@ def _matches(item: Item, q: ListQuery) -> bool:
         item.id not in q.exclude,
         q.slugs is None or item.slug in q.slugs,
         q.authors is None or item.author in q.authors,
-        q.operation_key is None or item.meta_value("operation_key") == q.operation_key,
+        q.operation_key is None or _same_key(item.meta_value("operation_key"), q.operation_key),
         q.parents is None or item.parent in q.parents,
         q.media_types is None or (item.file is not None and item.file.mime.split("/")[0] in q.media_types),
         q.mime_type is None or (item.file is not None and (item.file.mime == q.mime_type
                                                            or item.file.mime.startswith(q.mime_type + "/"))),
     )
     return all(checks) and _matches_more(item, q) and (q.search is None or _matches_search(item, q))
+
+
+def _same_key(stored: Any, wanted: str) -> bool:
+    """The lookup plugin's ``meta_query`` compares in the database's collation: case, accents and
+    trailing spaces do not count (``Job-1/v1/draft `` finds ``job-1/v1/draft``)."""
+    return isinstance(stored, str) and collate(stored) == collate(wanted)
 
 
 def _matches_more(item: Item, q: ListQuery) -> bool:

@@ -29,6 +29,7 @@ __all__ = ["FLOATING", "Clock", "Item", "MediaFile", "PostChange", "WordPressSta
 FLOATING = ("draft", "pending", "auto-draft")
 REGISTERED_META = ("operation_key",)  # the must-use plugin's key, on posts and attachments
 CATEGORIES = (1,)  # "Uncategorized" is the only term the site has
+_FEEDS = ("feed", "rdf", "rss", "rss2", "atom")  # the rewrite rules' feed names: slugs a post or an upload cannot take
 _SCHEDULE_S = 60  # core treats a publish date at least a minute ahead as "future"
 
 
@@ -67,14 +68,28 @@ class WordPressState:
         return sorted((i for i in self._items.values() if i.type == type_), key=lambda i: i.id)
 
     def unique_slug(self, slug: str, item: Item) -> str:
+        """``wp_unique_post_slug``: taken slugs get ``-2``, ``-3``…; so do slugs a URL of the site
+        would read as something else: a feed (``feed``, ``rss``…) or ``embed``, a number for a post
+        (a date archive under ``/%postname%/`` permalinks: ``2024`` is ``2024-2``), a number or
+        ``pageN`` for a page (pagination)."""
         if not slug:
             return slug
         taken = {o.slug for o in self._items.values()
                  if o.live and o.id != item.id and (item.type == "attachment" or o.type == item.type)}
-        candidate, n = slug, 2
+        if slug not in taken and not self._reserved(slug, item):
+            return slug
+        candidate, n = f"{slug}-2", 3
         while candidate in taken:  # bounded: at most len(taken) clashes
             candidate, n = f"{slug}-{n}", n + 1
         return candidate
+
+    @staticmethod
+    def _reserved(slug: str, item: Item) -> bool:
+        if slug in _FEEDS or slug == "embed":
+            return True
+        if item.type == "post":  # a new slug only: a post keeps the number it has
+            return slug.isascii() and slug.isdigit() and int(slug) != 0 and item.slug != slug
+        return item.type == "page" and re.fullmatch(r"(page)?[0-9]+", slug) is not None
 
     def generated_slug(self, item: Item) -> str:
         """The slug a draft would get on publish (the edit context's ``generated_slug``)."""

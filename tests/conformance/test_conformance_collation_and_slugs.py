@@ -1,0 +1,84 @@
+"""What the database's collation and core's slug rules do, on the fake as on a real WordPress 6.1:
+the operation-key lookup ignores case, accents and trailing spaces (a ``meta_query`` compares in
+``utf8mb4_unicode_520_ci``, PAD SPACE), and so does search; a slug loses its accents, keeps other
+letters percent-encoded, and never takes a number (a date archive under ``/%postname%/``), a feed's
+name or ``embed``. A real site keeps what earlier runs made: each case names its content with a
+fresh token, and where an earlier run could have taken a suffix first, says which suffixes it takes."""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+import pytest
+
+from _conformance import Site, ids, multipart_upload, post
+
+
+@pytest.mark.parametrize("asked", ["{t}-job/V1/Draft", "{t}-JOB/v1/draft ", "{t}-jöb/v1/dräft"])
+def test_the_operation_key_lookup_ignores_case_accents_and_trailing_spaces(site: Site, asked: str) -> None:
+    token = site.token
+    mine = post(site.editor, title=f"{token} keyed", meta={"operation_key": f"{token}-Job/v1/draft"})
+    found = site.editor.get("/wp/v2/posts", params={"operation_key": asked.format(t=token), "status": "any",
+                                                    "context": "edit"})
+    assert found.status_code == 200 and ids(found) == [mine["id"]], found.text[:300]
+    other = site.editor.get("/wp/v2/posts", params={"operation_key": f"{token}-job/v1/drafts", "status": "any"})
+    assert ids(other) == []  # a different key is still a different key
+
+
+def test_the_media_operation_key_lookup_ignores_case_too(site: Site) -> None:
+    token = site.token
+    r = multipart_upload(site.editor, f"{token}.png", fields={"meta[operation_key]": f"{token}/Media:One"})
+    assert r.status_code == 201
+    assert ids(site.editor.get("/wp/v2/media", params={"operation_key": f"{token}/media:one "})) == [r.json()["id"]]
+
+
+def test_search_ignores_accents_and_case(site: Site) -> None:
+    token = site.token
+    mine = post(site.editor, title=f"{token} Crème brûlée")
+    assert ids(site.editor.get("/wp/v2/posts", params={"search": f"{token} CREME brulee", "status": "any"})) == [mine["id"]]
+
+
+def _fresh_number(site: Site) -> str:
+    """A number no earlier run used as a title: from the run's id and the token."""
+    return str(10**11 + zlib.crc32(site.token.encode()) % 10**11)
+
+
+def test_a_number_never_becomes_a_posts_slug_a_date_archive_would_take(site: Site) -> None:
+    number = _fresh_number(site)
+    published = post(site.editor, title=number, status="publish")
+    assert published["slug"] == f"{number}-2"
+    assert ids(site.editor.get("/wp/v2/posts", params={"slug": number})) == []
+    assert ids(site.editor.get("/wp/v2/posts", params={"slug": f"{number}-2"})) == [published["id"]]
+    asked = post(site.editor, title="x", slug=number, status="publish")  # asking for it does not help
+    assert asked["slug"] != number and asked["slug"].startswith(f"{number}-")
+
+
+@pytest.mark.parametrize("word", ["Feed", "embed", "RSS2"])
+def test_a_feeds_name_or_embed_is_never_a_slug(site: Site, word: str) -> None:
+    published = post(site.editor, title=word, status="publish")
+    # A real site may hold "feed-2" from an earlier run: the suffix is the next free one, never none.
+    assert re.fullmatch(rf"{word.lower()}-[0-9]+", published["slug"]), published["slug"]
+    if site.kind == "fake":
+        assert published["slug"] == f"{word.lower()}-2"
+
+
+@pytest.mark.parametrize(("title", "slug"), [
+    ("Straße {t}", "strase-{t}"),
+    ("Crème brûlée {t}", "creme-brulee-{t}"),
+    ("日本語 {t}", "%e6%97%a5%e6%9c%ac%e8%aa%9e-{t}"),
+    ("🚀 {t}", "%f0%9f%9a%80-{t}"),
+    ("Read first — then “continue” {t}", "read-first-then-continue-{t}"),
+])
+def test_a_slug_drops_accents_and_percent_encodes_other_letters(site: Site, title: str, slug: str) -> None:
+    token = site.token
+    published = post(site.editor, title=title.format(t=token), status="publish")
+    assert published["slug"] == slug.format(t=token)
+    assert ids(site.editor.get("/wp/v2/posts", params={"slug": slug.format(t=token)})) == [published["id"]]
+
+
+def test_two_titles_in_other_scripts_get_two_slugs(site: Site) -> None:
+    token = site.token
+    a = post(site.editor, title=f"日本 {token}", status="publish")
+    b = post(site.editor, title=f"中文 {token}", status="publish")
+    assert a["slug"] != b["slug"] and not a["slug"].endswith("-2") and not b["slug"].endswith("-2")
