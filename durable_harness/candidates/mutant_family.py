@@ -43,6 +43,7 @@ BUGS: Mapping[str, str] = {
     "title-reconcile": "reconciles a lost write by its title or file name, not its operation key",
     "trust-agent-text": "takes the agent's own words as the job's outcome",
     "trust-environment-id": "trusts the environment id: accepts results from a replaced sandbox",
+    "trust-key-lookup": "adopts whatever the operation-key lookup answers, another job's key in other case too",
     "turn-done-is-success": "takes the agent's completed turn as the job's success",
     "unknown-is-failure": "records an indefinite error as a definite failure",
     "webhook-unverified": "acts on webhooks without verifying their signature",

@@ -11,7 +11,7 @@ from durable_harness.candidates.mutants import (  # noqa: F401  (registration: a
 )
 from durable_harness.candidates.mutants import (  # noqa: F401  (registration: an adversarial world)
     accept_forged_webhook, callid_dedupe, create_session_on_empty_listing, sdk_retries_create, size_only_check,
-    trust_agent_text,
+    trust_agent_text, trust_key_lookup,
 )
 from durable_harness.candidates.mutants import (  # noqa: F401  (registration: several workers)
     lease_check_then_write, lease_not_renewed, no_fencing_token, no_lease, recover_all_on_start,

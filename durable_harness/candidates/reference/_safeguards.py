@@ -81,6 +81,9 @@ class Safeguards:
     hold_write_lock: bool = True
     # Every write carries the lease's fencing token (X-Fencing-Token), for a site that checks it.
     fencing_token: bool = True
+    # A lookup by operation key keeps only what carries exactly this key: the site's collation also
+    # answers with keys that differ in case, accents or trailing spaces (another job's).
+    exact_key_match: bool = True
     # A (re)started instance takes over only leases that ran out or were its own worker's (its
     # predecessor is dead), never a lease another live worker holds in force.
     spare_live_leases_on_start: bool = True

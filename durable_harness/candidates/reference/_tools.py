@@ -172,7 +172,7 @@ class ToolRunner:
         name, which only a control plane without that safeguard looks it up by)."""
         def lookup(key: str) -> tuple[str, Mapping[str, Any]] | None:
             if self.sg.reconcile_by_operation_key:
-                found = self.wp.find(kind, key, all_pages=self.sg.page_all_lookups)
+                found = self.wp.find(kind, key, all_pages=self.sg.page_all_lookups, exact=self.sg.exact_key_match)
             else:
                 found = self.wp.find_by_name(kind, name)
             if not found:

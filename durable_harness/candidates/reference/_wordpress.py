@@ -68,7 +68,8 @@ class WordPress:
         raise Definite(detail, status=response.status_code, retry_after_s=retry_after)
 
     # -- business calls --------------------------------------------------------------------
-    def find(self, kind: str, operation_key: str, *, all_pages: bool = True) -> list[Mapping[str, Any]]:
+    def find(self, kind: str, operation_key: str, *, all_pages: bool = True,
+             exact: bool = True) -> list[Mapping[str, Any]]:
         """Every post (``kind='posts'``) or attachment (``'media'``) carrying ``operation_key``, from every
         page of the listing (``all_pages=False``: from the first page only)."""
         params = {"operation_key": operation_key, "context": "edit", "per_page": "100", "_fields": _LOOKUP_FIELDS}
@@ -77,7 +78,7 @@ class WordPress:
         found: list[Mapping[str, Any]] = []
         for page in range(1, MAX_LOOKUP_PAGES + 1):
             response = self.request("GET", f"/wp/v2/{kind}", params={**params, "page": str(page)})
-            found += [item for item in response.json() if _key_of(item) == operation_key]
+            found += [item for item in response.json() if _key_of(item) == operation_key or not exact]
             if not all_pages or page >= _int(response.headers.get("x-wp-totalpages"), 1):
                 break
         return sorted(found, key=lambda item: int(item["id"]))

@@ -96,7 +96,21 @@ def _owner(kind: str, index: int, looks: Lookalikes, group: int, earlier: Iterat
         return _Owner(APP_USER, f"{looks.job_id}-other-{group}-{index}", "1")
     if kind == "earlier_version":
         return _Owner(APP_USER, looks.job_id, looks.earlier_version(next(earlier)))
+    if kind == "case_twin":  # another job, whose id only the letter case tells from this one's
+        return _Owner(APP_USER, _case_twin(looks.job_id, index), looks.task_version)
     return _Owner(COLLEAGUE, None, None)
+
+
+def _case_twin(job_id: str, index: int) -> str:
+    """The ``index``-th id that differs from ``job_id`` in letter case only (never ``job_id`` itself)."""
+    letters = [i for i, c in enumerate(job_id) if c.isalpha()]
+    if not letters:
+        return f"{job_id}-twin-{index}"
+    flips = [letters[:index]] if index <= len(letters) else [letters]
+    chars = list(job_id)
+    for i in flips[0]:
+        chars[i] = chars[i].swapcase()
+    return "".join(chars) if index <= len(letters) else f"{job_id.swapcase()}-twin-{index}"
 
 
 def seed_site(site: _Site, rng: random.Random, spec: Mapping[str, Any], looks: Lookalikes,

@@ -9,8 +9,10 @@ Options (``services: {wordpress: {...}}``):
   does not know: a lookup gets every post, page by page, and must check each one's key itself.
 * ``seed``: a busy site. ``posts`` and ``media`` are lists of groups, each ``count`` items owned by
   ``other_tenant`` (no operation key, no watermark: another customer's content, written by a
-  colleague), ``other_job`` (this control plane's other jobs: their own watermark and key) or
-  ``earlier_version`` (this job's earlier task versions). Posts take ``title`` ``same`` (the job's
+  colleague), ``other_job`` (this control plane's other jobs: their own watermark and key),
+  ``earlier_version`` (this job's earlier task versions) or ``case_twin`` (another job whose id is
+  this one's in other letter case: ``JOB-X`` beside ``job-x``; a real site's collation answers a
+  lookup by this job's operation key with its posts too). Posts take ``title`` ``same`` (the job's
   title), ``similar`` or ``other``, a ``status``, and a ``date`` ``earlier`` or ``later`` than the
   run (a later published post is scheduled). Media take ``filename`` ``same`` (one of the job's
   image file names) or ``other``. None of it is ever the job's: ground truth attributes posts by the
@@ -53,8 +55,10 @@ _ERROR_CODES = {403: "rest_forbidden", 406: "rest_not_acceptable", 408: "http_re
 _CRITICAL = ("<p>There has been a critical error on this website.</p><p><a href=\"https://wordpress.org/"
              "documentation/article/faq-troubleshooting/\">Learn more about troubleshooting WordPress.</a></p>")
 
-_OWNER = {"enum": ["other_tenant", "other_job", "earlier_version"], "default": "other_tenant",
-          "description": "whose content: another customer's, this control plane's other jobs', this job's earlier versions'"}
+_OWNER = {"enum": ["other_tenant", "other_job", "earlier_version", "case_twin"], "default": "other_tenant",
+          "description": "whose content: another customer's, this control plane's other jobs', this job's earlier "
+                         "versions', or another job whose id differs from this one's only in case (its operation "
+                         "key too: the site's collation finds it by this job's key)"}
 _POSTS = {"type": "object", "additionalProperties": False, "required": ["count"], "properties": {
     "count": {"type": "integer", "minimum": 1, "maximum": 300},
     "owner": _OWNER,
