@@ -30,6 +30,7 @@ from durable_harness.harness._redact import redact_text
 from durable_harness.harness._rundoc import FORMAT, HISTORY_FILE, harness_provenance, redact, write_run
 from durable_harness.harness._scratch import scratch_folder
 from durable_harness.harness._seeds import MAX_SEED
+from durable_harness.harness._signals import raise_if_pending
 from durable_harness.harness._workers import Workers
 from durable_harness.harness._world import World
 from durable_harness.harness.candidate import (
@@ -462,6 +463,7 @@ def _drive(world: World, driver: Driver, scenario: Scenario, job_id: str, steps:
     budget = steps + scenario.expect.max_steps
     deadline_s = scenario.expect.deadline_s if until_s is None else until_s
     while steps < budget and clock.now() < deadline_s:
+        raise_if_pending()  # a SIGINT whose KeyboardInterrupt Python swallowed somewhere
         if not driver.alive:
             driver.restart("crashed")
             world.check()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from durable_harness.harness._seeds import component_random
+from durable_harness.harness._signals import raise_if_pending
 from durable_harness.harness.candidate import CandidateFailed, Driver
 
 __all__ = ["DEFAULT_PAUSE_S", "Workers"]
@@ -104,6 +105,7 @@ class Workers:
         quiet, budget = 0, steps + max_steps
         end = deadline_s if until_s is None else min(deadline_s, until_s)
         while steps < budget and clock.now() < end:
+            raise_if_pending()  # a SIGINT whose KeyboardInterrupt Python swallowed somewhere
             fired = self.world.nemesis.firings
             steps, progressed, report = self.round(steps, job_id)
             settled = report is not None and report.get("outcome") in SETTLED

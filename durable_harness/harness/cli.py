@@ -162,17 +162,17 @@ def _keep_traceback(report: Path | None, err: BaseException) -> Path:
     return Path("<nowhere: no folder could be written>")
 
 
-_INTERRUPTED_BY: list[str] = []
-
-
 @contextmanager
 def _signals_as_interrupts() -> Iterator[None]:
-    """SIGTERM behaves as SIGINT does: the run stops and reports what finished (and says so)."""
+    """SIGTERM behaves as SIGINT does: the run stops and reports what finished (and says so). The
+    signal is kept too (``_signals``): an interrupt Python swallowed stops the run at its next step."""
+    from durable_harness.harness import _signals
+
     def on_signal(signum: int, _frame: FrameType | None) -> None:
-        _INTERRUPTED_BY.append(signal.Signals(signum).name)
+        _signals.note(signal.Signals(signum).name)
         raise KeyboardInterrupt
 
-    _INTERRUPTED_BY.clear()
+    _signals.clear()
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         for sig in previous:
@@ -187,7 +187,9 @@ def _signals_as_interrupts() -> Iterator[None]:
 
 
 def interrupted_by() -> str | None:
-    return _INTERRUPTED_BY[0] if _INTERRUPTED_BY else None
+    from durable_harness.harness import _signals
+
+    return _signals.pending()
 
 
 def _paths(given: Sequence[str]) -> list[Path | str]:

@@ -4,6 +4,7 @@ records): one known-bad candidate, or a test candidate, per checker, in a real r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +33,9 @@ CASES = [  # (checker, candidate, scenario, verdict)
     # The mutant gives up after the first 503, so the second scheduled one is not reached: coverage by
     # default (abandoned_jobs above catches the giving up), unknown with --strict-coverage.
     ("faults_fired", "mutant:unknown-is-failure", "draft-503-before-write", "unknown"),
+    # "Never twice" for a workload of one's own: the article, its posts mapped to a kind of effect no
+    # named checker judges ("note"); the blind retrier's second draft is caught all the same.
+    ("duplicate_effects", "mutant:blind-retry", "lost-draft-response", "fail"),
 ]
 STRICT = {"faults_fired"}  # the cases run with --strict-coverage (DH_STRICT_COVERAGE=1)
 
@@ -45,11 +49,30 @@ def test_checker_catches_its_bug(checker: str, candidate: str, scenario: str, ve
                                  monkeypatch: pytest.MonkeyPatch) -> None:
     if checker in STRICT:
         monkeypatch.setenv("DH_STRICT_COVERAGE", "1")
+    if checker == "duplicate_effects":
+        _article_with_notes(monkeypatch)
     doc = run_scenario(load_scenario(REPO / "durable_harness" / "scenarios" / f"{scenario}.yaml"), candidate)
     result = next(c for c in doc["checkers"] if c["name"] == checker)
     assert result["verdict"] == verdict, f"{checker} on {candidate}/{scenario}: {result['because']}"
     assert result["because"]
     assert result["witnesses"], f"{checker} did not pass, without a witness"
+
+
+def _article_with_notes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The article workload as a team's own workload would map it: its posts are effects of kind
+    ``note`` (no named duplicate checker judges notes; ``duplicate_effects`` does)."""
+    import dataclasses
+
+    from durable_harness.harness.workloads import _registry
+    from durable_harness.harness.workloads import get_workload
+
+    article = get_workload("article")
+
+    def effects(truth: Any) -> list[Any]:
+        return [dataclasses.replace(e, kind="note") if e.kind == "post" else e for e in article.effects(truth)]
+
+    notes = dataclasses.replace(article, effects=effects, creates={"wp_create_draft": "note", "wp_upload_media": "media"})
+    monkeypatch.setitem(_registry._WORKLOADS._entries, "article", notes)
 
 
 def test_a_fault_not_reached_is_coverage_and_the_escape_is_still_caught_by_liveness() -> None:

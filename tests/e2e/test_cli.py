@@ -156,6 +156,17 @@ def test_an_unexpected_error_is_one_line_and_a_kept_traceback(tmp_path: Path, mo
     assert "Traceback" in (tmp_path / "r" / "harness-error.txt").read_text()
 
 
+def _answered(process: subprocess.Popen[str], timeout_s: float = 120) -> tuple[str, str]:
+    """What a signalled harness printed once it stopped; killed (and the test failed, saying so)
+    if it did not stop in time, never left running into the next test."""
+    try:
+        return process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        pytest.fail(f"the harness did not stop within {timeout_s:g} s of the signal:\n{out[-2000:]}\n{err[-2000:]}")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_mid_catalogue_leaves_a_valid_partial_report(tmp_path: Path, sig: signal.Signals) -> None:
     report = tmp_path / "r"
@@ -164,7 +175,7 @@ def test_a_signal_mid_catalogue_leaves_a_valid_partial_report(tmp_path: Path, si
     assert process.stdout is not None
     first = process.stdout.readline()  # one scenario has finished
     process.send_signal(sig)
-    out, err = process.communicate(timeout=120)
+    out, err = _answered(process)
     assert process.returncode == 3, first + out + err
     assert "INTERRUPTED" in out and "the report is partial" in out and "Traceback" not in err
     index = json.loads((report / "report.json").read_text())
@@ -191,7 +202,7 @@ def test_a_signal_in_the_middle_of_a_sweep_leaves_the_sweeps_own_partial_report(
             break
         time.sleep(0.1)
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
+    out, err = _answered(process)
     assert process.returncode == 3 and "internal error" not in err and "Traceback" not in err, out + err
     doc = json.loads((report / "restart-at-every-io-point" / "run.json").read_text())
     assert doc["scenario"]["id"] == "restart-at-every-io-point" and doc["error"]["kind"] == "interrupted"
