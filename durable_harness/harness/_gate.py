@@ -182,7 +182,8 @@ class Gate:
         ctx = FaultContext(service=service.name, route=route, request=request, process=process, op=op,
                            condition=self.nemesis.condition, error_response=self.error_responses.get(service.name),
                            now_s=self.clock.now(), now_unix=self.clock.unix(),
-                           classify=lambda: self._classify(service.name, route, request, op))
+                           classify=lambda: self._classify(service.name, route, request, op),
+                           read_again=lambda again: _read_only(service, again))
         if self.at_request is not None and not self.nemesis.healed:
             self._guard("forking a crash point of the sweep", op, self.at_request, ctx)
         armed = self.nemesis.armed()
@@ -373,6 +374,15 @@ class Gate:
             data["withheld"] = {"status": withheld.status,
                                 **({"id": body["id"]} if isinstance(body, dict) and "id" in body else {})}
         self.history.complete(self.clock.now(), op, type_, data)
+
+
+def _read_only(service: Any, request: Request) -> Response:
+    """A fault's read of the service (``FaultContext.read_again``): a GET only, which changes nothing."""
+    if request.method not in ("GET", "HEAD"):
+        raise HarnessError(f"a fault asked the {service.name} service for {request.method} {request.path}: a fault "
+                           "may only read again")
+    response: Response = service.handle(request)
+    return response
 
 
 def _read(raw: httpx.Request, sent_s: float) -> Request:

@@ -95,6 +95,10 @@ class FaultContext:
     # What the request does to the world, as its service classifies it (``update``,
     # ``update:article``): asked only when a trigger names a target, and at most once a request.
     classify: Callable[[], frozenset[str]] = field(default=lambda: frozenset())
+    # The service's answer to another read (a GET with other query parameters), straight from the
+    # service, recorded nowhere: what a fault needs to make a consistent answer (a lagging listing
+    # fills its page from the next one). None where there is no service to ask.
+    read_again: Callable[[Request], Response] | None = None
     _tags: frozenset[str] | None = None
 
     def does(self) -> frozenset[str]:

@@ -27,7 +27,7 @@ from typing import Any
 from durable_harness.harness.faults._base import Action, FaultContext, Rewrite, Skip
 from durable_harness.harness.faults._registry import fault_kind
 from durable_harness.harness.faults._request_fault import RequestFault
-from durable_harness.wire import Response
+from durable_harness.wire import Request, Response
 
 __all__ = ["ListingLag", "StaleRead"]
 
@@ -64,15 +64,47 @@ class ListingLag(RequestFault):
         if not isinstance(body, dict) or not isinstance(body.get("data"), list):
             return Skip()
         window = float(self.param("window_s"))
-        hidden = [str(s.get("id")) for s in body["data"] if ctx.now_unix - int(s.get("created_at") or 0) < window
-                  or str(s.get("id")) not in self._hidden_once]
+
+        def lags(session: Any) -> bool:
+            return (ctx.now_unix - int(session.get("created_at") or 0) < window
+                    or str(session.get("id")) not in self._hidden_once)
+
+        hidden = [str(s.get("id")) for s in body["data"] if lags(s)]
         if not hidden:
             return Skip()
+        data, has_more, more_hidden = self._fill(ctx, body, lags)
+        hidden += more_hidden
         self._hidden_once.update(hidden)
-        data = [s for s in body["data"] if str(s.get("id")) not in hidden]
-        lagged = {**body, "data": data, "first_id": data[0]["id"] if data else None, "last_id": data[-1]["id"] if data else None}
+        lagged = {**body, "data": data, "has_more": has_more,
+                  "first_id": data[0]["id"] if data else None, "last_id": data[-1]["id"] if data else None}
         assert ctx.response is not None
         return Rewrite(_with_body(ctx.response, lagged), {"hidden_sessions": hidden, "window_s": window})
+
+    @staticmethod
+    def _fill(ctx: FaultContext, body: dict[str, Any], lags: Any) -> tuple[list[Any], bool, list[str]]:
+        """The page as an index without the lagging sessions answers it: as many visible sessions
+        as the page had room for, read on from the next pages, and ``has_more`` only if visible
+        ones are left. (A page made only of lagging sessions is never empty with ``has_more``: the
+        SDK's pager stops at an empty page.)"""
+        limit = len(body["data"])
+        try:
+            limit = max(limit, int(ctx.request.arg("limit") or 20))
+        except ValueError:
+            pass
+        data = [s for s in body["data"] if not lags(s)]
+        page, more_hidden = body, []
+        for _ in range(1000):  # bounded: each round reads one page further
+            if len(data) > limit or not page.get("has_more") or ctx.read_again is None or not page["data"]:
+                break
+            after = str(page["data"][-1].get("id"))
+            query = [(k, v) for k, v in ctx.request.query if k != "after"] + [("after", after)]
+            again = ctx.read_again(Request(ctx.request.method, ctx.request.path, tuple(query), ctx.request.headers))
+            page = _json(again)
+            if not isinstance(page, dict) or not isinstance(page.get("data"), list):
+                break
+            more_hidden += [str(s.get("id")) for s in page["data"] if lags(s)]
+            data += [s for s in page["data"] if not lags(s)]
+        return data[:limit], len(data) > limit or bool(page.get("has_more")) and len(data) == limit, more_hidden
 
 
 @fault_kind("stale_read")
