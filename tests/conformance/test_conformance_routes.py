@@ -154,3 +154,38 @@ def test_an_application_password_is_issued_once_and_revoked(site: Site) -> None:
     gone = site.editor.delete(f"/wp/v2/users/me/application-passwords/{issued['uuid']}")
     assert gone.status_code == 200 and gone.json()["deleted"] is True
     error(fresh.get("/wp/v2/users/me"), 401, "rest_not_logged_in")
+
+
+def test_application_password_names_are_unique_in_the_databases_collation(site: Site) -> None:
+    name = f"{site.token} Unique"
+    r = site.editor.post("/wp/v2/users/me/application-passwords", json={"name": name})
+    assert r.status_code == 201
+    try:
+        for again in (name, name.upper()):
+            error(site.editor.post("/wp/v2/users/me/application-passwords", json={"name": again}), 409,
+                  "application_password_duplicate_name")
+    finally:
+        site.editor.delete(f"/wp/v2/users/me/application-passwords/{r.json()['uuid']}")
+
+
+def test_an_application_password_is_read_renamed_and_introspected(site: Site) -> None:
+    base, token = "/wp/v2/users/me/application-passwords", site.token
+    r = site.editor.post(base, json={"name": f"{token} app"})
+    assert r.status_code == 201
+    issued = r.json()
+    try:
+        one = site.editor.get(f"{base}/{issued['uuid']}")
+        assert one.status_code == 200 and one.json()["name"] == f"{token} app" and "password" not in one.json()
+        renamed = site.editor.post(f"{base}/{issued['uuid']}", json={"name": f"{token} renamed"})
+        assert renamed.status_code == 200 and renamed.json()["name"] == f"{token} renamed"
+        fresh = site.client((site.auth[0], issued["password"]))
+        own = fresh.get(f"{base}/introspect")
+        assert own.status_code == 200 and own.json()["uuid"] == issued["uuid"]
+        missing = "00000000-0000-4000-8000-000000000000"
+        error(site.editor.get(f"{base}/{missing}"), 404, "rest_application_password_not_found")
+        error(site.editor.post(f"{base}/{missing}", json={"name": "x"}), 404, "rest_application_password_not_found")
+        error(site.editor.delete(f"{base}/{missing}"), 404, "rest_application_password_not_found")
+        error(site.visitor.get(f"{base}/introspect"), 401, "rest_not_logged_in")
+    finally:
+        gone = site.editor.delete(f"{base}/{issued['uuid']}")
+    assert gone.status_code == 200 and "_links" not in gone.json()["previous"]

@@ -65,6 +65,7 @@ class Identity:
     user: User | None
     label: str
     failure: WPError | None = None  # the 401 a plugin resolving the user early would answer
+    password: int | None = None  # the number of the application password that authenticated it
 
 
 def _normalise(password: str) -> str:
@@ -135,7 +136,7 @@ class Accounts:
             if pw.secret == given:
                 label = f"{self.user.login}/app-password#{pw.number}"
                 if pw.revoked_at is None:
-                    return Identity(self.user, label)
+                    return Identity(self.user, label, password=pw.number)
                 return Identity(None, label + " (revoked)", _incorrect_password())
         return Identity(None, f"{self.user.login}/wrong-password", _incorrect_password())
 

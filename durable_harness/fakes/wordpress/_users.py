@@ -21,6 +21,7 @@ from durable_harness.fakes.wordpress._auth import AppPassword, User
 from durable_harness.fakes.wordpress._errors import WPError, auth_required
 from durable_harness.fakes.wordpress._params import Validator, request_params
 from durable_harness.fakes.wordpress._query import CONTEXTS
+from durable_harness.fakes.wordpress._text import collate
 
 __all__ = ["UserRoutes"]
 
@@ -102,6 +103,7 @@ class UserRoutes:
         if not (name or "").strip():
             raise WPError("application_password_empty_name", "An application name is required to create an "
                           "application password.", 400)
+        self._unique_name((name or "").strip())
         display = self._api.accounts.issue(name=(name or "").strip())
         body = {**self._password(self._api.accounts.passwords[-1], owner), "password": display}
         return self._api.respond(request, 201, body, headers={
@@ -109,9 +111,45 @@ class UserRoutes:
 
     def delete_password(self, request: Request, who: str, uuid: str) -> Response:
         owner = self._owner(request, who)
+        pw = self._find(uuid)
+        previous = {k: v for k, v in self._password(pw, owner).items() if k != "_links"}
+        self._api.accounts.revoke(pw.number)
+        return self._api.respond(request, 200, {"deleted": True, "previous": previous})
+
+    def get_password(self, request: Request, who: str, uuid: str) -> Response:
+        owner = self._owner(request, who)
+        return self._api.respond(request, 200, self._password(self._find(uuid), owner))
+
+    def rename_password(self, request: Request, who: str, uuid: str) -> Response:
+        """``POST …/application-passwords/<uuid>``: a new name (the only field a client may change)."""
+        params = request_params(request)
+        v = Validator()
+        name = v.string("name", params.get("name"))
+        v.done()
+        owner = self._owner(request, who)
+        pw = self._find(uuid)
+        if name is not None and name.strip():
+            pw.name = name.strip()
+            self._api.accounts.changes += 1
+        return self._api.respond(request, 200, self._password(pw, owner))
+
+    def introspect_password(self, request: Request, who: str) -> Response:
+        """The application password this very request was authenticated with."""
+        owner = self._owner(request, who)
+        number = self._api.identity(request).password
+        pw = next((p for p in self._api.accounts.in_force() if p.number == number), None)
+        if pw is None:
+            raise WPError("rest_no_authenticated_app_password", "Cannot introspect application password.", 404)
+        return self._api.respond(request, 200, self._password(pw, owner))
+
+    def _find(self, uuid: str) -> AppPassword:
         for pw in self._api.accounts.in_force():
             if pw.uuid == uuid:
-                previous = self._password(pw, owner)
-                self._api.accounts.revoke(pw.number)
-                return self._api.respond(request, 200, {"deleted": True, "previous": previous})
-        raise WPError("application_password_not_found", "Could not find an application password with that id.", 404)
+                return pw
+        raise WPError("rest_application_password_not_found", "Application password not found.", 404)
+
+    def _unique_name(self, name: str) -> None:
+        """A user's application names are unique, compared in the database's collation (case and
+        accents do not count)."""
+        if any(collate(pw.name) == collate(name) for pw in self._api.accounts.in_force()):
+            raise WPError("application_password_duplicate_name", "Each application name should be unique.", 409)
