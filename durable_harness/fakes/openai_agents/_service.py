@@ -59,6 +59,7 @@ class SessionsFake:
         if not callable(brains):
             raise TypeError(f"brains={brains!r} must be a BrainFactory: (metadata, first_input_text) -> Brain")
         self._keys: list[_Key] = []
+        self._requests = 0  # answers given: the counter behind x-request-id
         self.add_api_key(api_key)
         self._state = SessionsState(clock, rng, brains, think_s, executor)
         self._streams = EventStreams(self._state, clock, derived_random(rng, "sse"), idle_close_s=idle_close_s)
@@ -79,9 +80,17 @@ class SessionsFake:
             self._authenticate(request)
             if inner.path.startswith("/agents"):
                 _require_beta(request)
-            return self._router.dispatch(inner)
+            response = self._router.dispatch(inner)
         except ApiError as error:
-            return error.response()
+            response = error.response()
+        return self._with_request_id(response)
+
+    def _with_request_id(self, response: Response) -> Response:
+        """Every answer names its request, as the API's do (``x-request-id: req_…``): the SDK keeps it
+        on the response (``_request_id``) and on its errors (``request_id``). From a counter: the
+        same run gives the same ids."""
+        self._requests += 1
+        return dataclasses.replace(response, headers={**response.headers, "x-request-id": f"req_{self._requests:032x}"})
 
     def mutations(self) -> int:
         return self._state.mutations()

@@ -10,7 +10,8 @@ or ``reset``: the connection dies instead, with no status at all). ``source`` sa
 ``proxy`` (an nginx HTML error page, as a reverse proxy or load balancer sends it; the default
 for 502 and 504) or ``service`` (the service's own JSON error shape, as each service supplies it:
 WordPress's critical-error body, the sessions API's ``server_error``; the default for 500 and
-503). ``retry_after_s`` adds a ``Retry-After`` header.
+503). ``retry_after_s`` adds a ``Retry-After`` header, ``should_retry`` an ``x-should-retry``
+header (the sessions API's own, which the SDK obeys over its status rules).
 
 It works for any service: the body comes from the service's ``error_response`` or from the proxy
 page, never from knowledge of one service. It deliberately does not decide whether the request
@@ -50,6 +51,8 @@ class ErrorAfterCommit(RequestFault):
         "mode": {"enum": ["status", "reset"], "default": "status"},
         "source": {"enum": ["proxy", "service"]},
         "retry_after_s": {"type": "integer", "minimum": 0, "maximum": 3600},
+        "should_retry": {"type": "boolean", "description": "an x-should-retry header (the sessions API's): the "
+                         "SDK retries when true and gives up when false, whatever the status says"},
     }
 
     def action(self, ctx: FaultContext) -> Action:
@@ -60,6 +63,8 @@ class ErrorAfterCommit(RequestFault):
         retry_after = self.params.get("retry_after_s")
         if retry_after is not None:
             headers["retry-after"] = str(int(retry_after))
+        if self.params.get("should_retry") is not None:
+            headers["x-should-retry"] = "true" if self.params["should_retry"] else "false"
         source = self.params.get("source") or ("proxy" if status in _PROXY_DEFAULT else "service")
         if source == "service" and ctx.error_response is not None:
             return Respond(ctx.error_response(status, headers))
