@@ -282,6 +282,11 @@ class Gate:
 
     def _cut_here(self, fault: RequestFault, cut: Cut, ctx: FaultContext, delivered: int, event: bytes) -> Iterator[bytes]:
         self._record_fault(fault, ctx, {"events_delivered": delivered, "mode": cut.mode})
+        if cut.mode == "error":  # the server says the stream failed, in an event of its own, and ends it
+            self.history.append(self.clock.now(), "event", ctx.process,
+                                {"op": ctx.op, "n": delivered + 1, "type": "error", "injected": True})
+            yield _STREAM_ERROR
+            return
         if cut.mode == "reset":
             yield event[: len(event) // 2]  # a truncated event, then the connection dies
             raise httpx.RemoteProtocolError("peer closed connection without sending complete message body (injected)")
@@ -374,6 +379,14 @@ class Gate:
             data["withheld"] = {"status": withheld.status,
                                 **({"id": body["id"]} if isinstance(body, dict) and "id" in body else {})}
         self.history.complete(self.clock.now(), op, type_, data)
+
+
+# An SSE ``error`` event, as the API ends a stream that failed on its side: the SDK raises
+# ``openai.APIError`` with its message when it reads one (any event whose data has an ``error``).
+_STREAM_ERROR = ("event: error\ndata: " + json.dumps({"type": "error", "error": {
+    "type": "server_error", "code": "stream_failed", "param": None,
+    "message": "The event stream failed on the server's side. Read the session to resume."}},
+    separators=(",", ":")) + "\n\n").encode()
 
 
 def _read_only(service: Any, request: Request) -> Response:

@@ -229,6 +229,19 @@ def test_a_reset_after_three_events_raises_api_connection_error(openai_worlds: O
     assert world.fake.open_streams() == 0  # the cut ended the subscription
 
 
+def test_an_error_event_makes_the_sdk_raise_api_error_after_the_events_before_it(openai_worlds: OpenAIWorlds) -> None:
+    fault = drop_after(2, "error")
+    world = openai_worlds(seed=5, faults=[fault])
+    seen: list[Any] = []
+    with pytest.raises(openai.APIError, match="The event stream failed on the server's side") as raised:
+        for event in world.client.beta.agents.sessions.events.stream(busy_session(world)):
+            seen.append(event)
+            assert len(seen) < MAX_EVENTS
+    assert not isinstance(raised.value, openai.APIConnectionError) and len(seen) == 2
+    assert isinstance(raised.value.body, dict) and raised.value.body["code"] == "stream_failed"
+    assert fault.state.evidence[0]["mode"] == "error"
+
+
 def test_an_eof_cut_ends_iteration_silently_and_the_helper_raises(openai_worlds: OpenAIWorlds) -> None:
     world = openai_worlds(seed=5, faults=[drop_after(3, "eof")])
     events = bounded(world.client.beta.agents.sessions.events.stream(busy_session(world)))

@@ -269,13 +269,13 @@ class ReferencePlane:
                         return True
                     if event.type == "agent.session.turn.completed" and not self.sg.judge_by_ledger:
                         return self._settle(self.store.jobs(job.job_id)[-1])  # the bug: any completed turn ends the job
-        except openai.APIConnectionError:
-            if not self.sg.read_after_drop:  # the bug: "the turn is lost", start it over
-                return self._resubmit(job, session_id)
-            return True
         except openai.APIStatusError as err:
             raise_refusal(err)
             return False
+        except openai.APIError:  # the connection dropped, or the API ended the stream with an error event:
+            if not self.sg.read_after_drop:  # the session has it all. The bug: "the turn is lost", start it over
+                return self._resubmit(job, session_id)
+            return True
         return False  # the stream ended without news: read the state again next step
 
     def _resubmit(self, job: JobRow, session_id: str) -> bool:
