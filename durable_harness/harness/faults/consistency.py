@@ -9,7 +9,8 @@
 * ``stale_read``: "a 202 confirms acceptance, not durable completion": for ``window_s`` after an
   input was accepted, and at least at the first read after it, a read of the session returns the
   session as it was before that input (a ``requires_action`` already answered, a turn not yet
-  resumed). Its trigger names the sessions API (``route: "*"``): it remembers each session's last
+  resumed), and so does a read of its items or its turns (each read, with its query, as it last
+  answered before the input). Its trigger names the sessions API (``route: "*"``): it remembers each session's last
   read and its last input.
 
 Either fires only when it changed an answer (the evidence says what it hid or held back); a request
@@ -32,6 +33,8 @@ from durable_harness.wire import Request, Response
 __all__ = ["ListingLag", "StaleRead"]
 
 _SESSION = re.compile(r"^/agents/sessions/([^/]+)/?$")
+# What a read of a session shows: the session itself, its items, its turns (each turn and its items).
+_READS = re.compile(r"^/agents/sessions/([^/]+)(?:/(?:items|turns(?:/[^/]+(?:/items)?)?))?/?$")
 _EVENTS = re.compile(r"^/agents/sessions/([^/]+)/events/?$")
 
 
@@ -114,31 +117,34 @@ class StaleRead(RequestFault):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._last_read: dict[str, Any] = {}  # session id -> the body of its last read
-        # session id -> (input accepted at, body before it, whether a read has been held back since)
-        self._stale: dict[str, tuple[float, Any, bool]] = {}
+        # (session id, the read: its route and query) -> the body of its last answer
+        self._last_read: dict[tuple[str, str], Any] = {}
+        # the same key -> (input accepted at, body before it, whether a read has been held back since)
+        self._stale: dict[tuple[str, str], tuple[float, Any, bool]] = {}
 
     def action(self, ctx: FaultContext) -> Action | None:
         events = _EVENTS.match(ctx.route)
         if events and ctx.request.method == "POST" and ctx.response is not None and ctx.response.status < 300:
-            sid = events.group(1)
-            if sid in self._last_read:
-                self._stale[sid] = (ctx.now_s, self._last_read[sid], False)
+            sid = events.group(1)  # every read of this session shows it as it was, for a while
+            for key, body in self._last_read.items():
+                if key[0] == sid:
+                    self._stale[key] = (ctx.now_s, body, False)
             return Skip()
-        read = _SESSION.match(ctx.route)
-        if not read or ctx.request.method != "GET":
+        read = _READS.match(ctx.route)
+        if not read or ctx.request.method != "GET" or read.group(1) in ("", "events"):
             return Skip()
-        sid, body = read.group(1), _json(ctx.response)
+        key = (read.group(1), ctx.route + "?" + "&".join(f"{k}={v}" for k, v in ctx.request.query))
+        body = _json(ctx.response)
         if body is None:
             return Skip()
-        held = self._stale.get(sid)
+        held = self._stale.get(key)
         if held is None or (held[2] and ctx.now_s - held[0] >= float(self.param("window_s"))):
-            self._last_read[sid] = body  # no input since the last read, or its window has passed
+            self._last_read[key] = body  # no input since the last read, or its window has passed
             return Skip()
         if held[1] == body:
-            self._last_read[sid] = body
+            self._last_read[key] = body
             return None  # the input changed nothing a read shows: a chance, with nothing to hold back
-        self._stale[sid] = (held[0], held[1], True)
+        self._stale[key] = (held[0], held[1], True)
         assert ctx.response is not None
-        return Rewrite(_with_body(ctx.response, held[1]), {"stale_session": sid, "input_at_s": held[0],
-                                                           "window_s": float(self.param("window_s"))})
+        return Rewrite(_with_body(ctx.response, held[1]), {"stale_session": key[0], "read": key[1],
+                                                           "input_at_s": held[0], "window_s": float(self.param("window_s"))})
