@@ -21,3 +21,17 @@ class DropStream(RequestFault):
 
     def action(self, ctx: FaultContext) -> Action:
         return Cut(after_events=int(self.param("after_events")), mode=str(self.param("mode")))
+
+
+@fault_kind("stream_error")
+class StreamError(RequestFault):
+    """``stream_error``: the API ends an SSE stream after event k with an ``error`` event of its own
+    (``{"type": "error", "error": {"type": "server_error", "code": "stream_failed", ...}}``), as it
+    does when the stream fails on its side; the SDK raises ``openai.APIError`` with its message (not
+    a connection error: a control plane that catches only those crashes). The session is fine."""
+
+    point = "stream"
+    params_schema = {"after_events": {"type": "integer", "minimum": 0, "default": 1}}
+
+    def action(self, ctx: FaultContext) -> Action:
+        return Cut(after_events=int(self.param("after_events")), mode="error")
