@@ -31,3 +31,17 @@ def test_a_page_of_lagging_sessions_is_filled_from_the_next_so_the_pager_reads_o
     assert [s.id for s in first.data] == list(reversed(old))[:2] and first.has_more is True
     world.clock.jump(world.clock.now() + 60)  # the lag has passed: all seven
     assert [s.id for s in sessions.list(metadata=METADATA, limit=3, order="desc")] == list(reversed(old + new))
+
+
+def test_a_metadata_update_lags_in_filtered_listings_as_a_new_session_does(openai_worlds: OpenAIWorlds) -> None:
+    lag = get_fault_kind("listing_lag")(0, Trigger("*", "GET", "/agents/sessions", times=None), {"window_s": 10})
+    world = openai_worlds(faults=[lag])
+    sessions = world.client.beta.agents.sessions
+    sid = _session(world)
+    world.clock.jump(world.clock.now() + 60)
+    assert [s.id for s in sessions.list(metadata=METADATA)] == []  # lagged once
+    assert [s.id for s in sessions.list(metadata=METADATA)] == [sid]
+    sessions.update(sid, metadata={**METADATA, "phase": "drafted"})
+    assert [s.id for s in sessions.list(metadata=METADATA)] == []  # the update is not in the index yet
+    world.clock.jump(world.clock.now() + 60)
+    assert [s.id for s in sessions.list(metadata={**METADATA, "phase": "drafted"})] == [sid]

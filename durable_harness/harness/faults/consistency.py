@@ -1,11 +1,12 @@
 """Eventual consistency of the sessions API, as its SDK documents it, at the gate.
 
 * ``listing_lag``: "new sessions and metadata updates may take time to appear in filtered
-  results" (the SDK's docstring of ``sessions.list``): a session created less than ``window_s``
-  ago (by its own ``created_at``) is left out of a listing filtered by metadata, and so is a session
-  no filtered listing has yet left out, however long ago it was made: every design that looks its
-  session up meets the lag once, whatever time its restart or its own runtime took (a process
-  candidate's real time counts ``scale`` times over).
+  results" (the SDK's docstring of ``sessions.list``): a session created, or whose metadata was
+  updated, less than ``window_s`` ago is left out of a listing filtered by metadata, and so is a
+  session no filtered listing has left out since it was made or updated, however long ago: every
+  design that looks its session up meets the lag once, whatever time its restart or its own
+  runtime took (a process candidate's real time counts ``scale`` times over). A page is filled
+  from the next ones, as an index without those sessions answers it.
 * ``stale_read``: "a 202 confirms acceptance, not durable completion": for ``window_s`` after an
   input was accepted, and at least at the first read after it, a read of the session returns the
   session as it was before that input (a ``requires_action`` already answered, a turn not yet
@@ -47,6 +48,14 @@ def _json(response: Response | None) -> Any:
         return None
 
 
+def _has_metadata(request: Request) -> bool:
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        return False
+    return isinstance(body, dict) and "metadata" in body
+
+
 def _with_body(response: Response, body: Any) -> Response:
     return Response(response.status, response.headers, json.dumps(body, separators=(",", ":")).encode())
 
@@ -59,6 +68,17 @@ class ListingLag(RequestFault):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._hidden_once: set[str] = set()  # sessions some filtered listing has left out already
+        self._updated: dict[str, float] = {}  # session id -> when its metadata was last changed (Unix s)
+
+    def after(self, ctx: FaultContext) -> Action | None:
+        """Every request passes here: a metadata update of a session is noted (it lags like a new
+        session: out of filtered listings for the window, and at least once)."""
+        update = _SESSION.match(ctx.route)
+        if (update and ctx.request.method == "POST" and ctx.response is not None and ctx.response.status < 300
+                and _has_metadata(ctx.request)):
+            self._updated[update.group(1)] = float(ctx.now_unix)
+            self._hidden_once.discard(update.group(1))
+        return super().after(ctx)
 
     def action(self, ctx: FaultContext) -> Action | None:
         if ctx.request.method != "GET" or not any(k.startswith("metadata") for k, _ in ctx.request.query):
@@ -69,8 +89,9 @@ class ListingLag(RequestFault):
         window = float(self.param("window_s"))
 
         def lags(session: Any) -> bool:
-            return (ctx.now_unix - int(session.get("created_at") or 0) < window
-                    or str(session.get("id")) not in self._hidden_once)
+            sid = str(session.get("id"))
+            changed = max(float(session.get("created_at") or 0), self._updated.get(sid, 0.0))
+            return ctx.now_unix - changed < window or sid not in self._hidden_once
 
         hidden = [str(s.get("id")) for s in body["data"] if lags(s)]
         if not hidden:
