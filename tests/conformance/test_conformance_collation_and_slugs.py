@@ -15,7 +15,8 @@ import pytest
 from _conformance import Site, ids, multipart_upload, post
 
 
-@pytest.mark.parametrize("asked", ["{t}-job/V1/Draft", "{t}-JOB/v1/draft ", "{t}-jöb/v1/dräft"])
+@pytest.mark.parametrize("asked", ["{t}-job/V1/Draft", "{t}-JOB/v1/draft ", "{t}-jöb/v1/dräft", " {t}-job/v1/draft",
+                                   "\t{t}-job/v1/draft\n"])
 def test_the_operation_key_lookup_ignores_case_accents_and_trailing_spaces(site: Site, asked: str) -> None:
     token = site.token
     mine = post(site.editor, title=f"{token} keyed", meta={"operation_key": f"{token}-Job/v1/draft"})
@@ -82,3 +83,11 @@ def test_two_titles_in_other_scripts_get_two_slugs(site: Site) -> None:
     a = post(site.editor, title=f"日本 {token}", status="publish")
     b = post(site.editor, title=f"中文 {token}", status="publish")
     assert a["slug"] != b["slug"] and not a["slug"].endswith("-2") and not b["slug"].endswith("-2")
+
+
+def test_a_key_stored_with_leading_spaces_is_never_found(site: Site) -> None:
+    """The key asked for is trimmed; the stored one keeps its leading spaces, which count."""
+    token = site.token
+    post(site.editor, title=f"{token} padded", meta={"operation_key": f"  {token}/v1/draft"})
+    for asked in (f"  {token}/v1/draft", f"{token}/v1/draft"):
+        assert ids(site.editor.get("/wp/v2/posts", params={"operation_key": asked, "status": "any"})) == []

@@ -207,9 +207,11 @@ def _matches(item: Item, q: ListQuery) -> bool:
 
 
 def _same_key(stored: Any, wanted: str) -> bool:
-    """The lookup plugin's ``meta_query`` compares in the database's collation: case, accents and
-    trailing spaces do not count (``Job-1/v1/draft `` finds ``job-1/v1/draft``)."""
-    return isinstance(stored, str) and collate(stored) == collate(wanted)
+    """The lookup plugin's ``meta_query`` trims the key asked for (PHP's ``trim``: spaces, tabs, line
+    breaks) and compares it in the database's collation: case, accents and trailing spaces do not
+    count (`` Job-1/v1/draft `` finds ``job-1/v1/draft``); a stored key's leading spaces do, so a key
+    stored with them is never found."""
+    return isinstance(stored, str) and collate(stored) == collate(wanted.strip(" \t\n\r\0\x0b"))
 
 
 def _matches_more(item: Item, q: ListQuery) -> bool:
