@@ -140,9 +140,11 @@ def _die_with(harness: int) -> None:
 def _run_one(source: str, scenario_id: str, candidate: str, seed: int | None, out: str,
              check_determinism: bool) -> dict[str, Any]:
     from durable_harness.harness._determinism import check_determinism as check
+    from durable_harness.harness._plugins import load_plugins
     from durable_harness.harness._scenario_run import run_scenario
     from durable_harness.harness.scenario import load_scenarios
 
+    load_plugins()  # a fresh worker: the team's plugins, as the command line loaded them
     scenario = next(s for s in load_scenarios([Path(source)]) if s.id == scenario_id)
     doc = run_scenario(scenario, candidate, seed, Path(out))
     return check(doc, scenario, candidate, Path(out)) if check_determinism else doc

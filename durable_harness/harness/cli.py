@@ -115,11 +115,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from durable_harness.harness.scenario import ScenarioError  # after parsing: `--help` stays light
 
     report: Path | None = getattr(args, "report", None)
+    from durable_harness.harness._plugins import PluginError, load_plugins
+
     try:
+        load_plugins()  # a team's own fault kinds, checkers, services, workloads: before any scenario is read
         with _signals_as_interrupts():
             code: int = args.func(args)
         return code
-    except (ScenarioError, CandidateSpecError, UsageError) as err:
+    except (ScenarioError, CandidateSpecError, UsageError, PluginError) as err:
         print(f"durable-harness: error: {err}", file=sys.stderr)
         return 3
     except HarnessError as err:  # before any run could say it (the zygote, say, cannot start): never exit 1

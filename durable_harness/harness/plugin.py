@@ -66,6 +66,12 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest collects, in the controlling process only: pytest-xdist's workers, started after this,
     share it (``DH_ZYGOTE``) rather than each start one."""
     candidate = config.getoption("--dh-candidate", None)
+    from durable_harness.harness._plugins import PluginError, load_plugins
+
+    try:
+        load_plugins()  # a team's own fault kinds, checkers, services, workloads (durable_harness.plugins)
+    except PluginError as err:
+        raise pytest.UsageError(str(err)) from None
     if config.getoption("--dh-strict-coverage", False):  # pytest-xdist's workers inherit it
         from durable_harness.harness._coverage import STRICT_COVERAGE_ENV
 
