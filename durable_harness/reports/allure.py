@@ -6,8 +6,10 @@ allure-pytest (``allure_status``, ``allure_labels``, ``allure_description``, ``a
 
 * status: ``passed``; ``failed`` for a failing verdict; ``broken`` for an unknown verdict or a run
   that could not be judged (nothing was proven either way);
-* labels: suites (``durable-harness`` / candidate / what the scenario covers), the verdicts, the
-  seed, the harness, every counter as ``counter.<name>`` and the counters that did not pass as tags;
+* labels: suites (``durable-harness`` / candidate / the kinds of fault the scenario schedules), the
+  feature (what the scenario covers), the verdicts, the seed, the harness, every counter as
+  ``counter.<name>`` and the counters that did not pass as tags;
+* steps: one per checker (its verdict, count and because); the duration is the run's scenario time;
 * parameters: the candidate and the seed (so each candidate's result has its own history in Allure);
 * description: the because lines and the reproduce command (Markdown);
 * attachments: the verdict, the because and witnesses, ``history.jsonl``, the timeline (this run's
@@ -51,12 +53,21 @@ def allure_status(run: Doc) -> str:
     return "failed" if run["error"] is None and run["verdict"] == "fail" else "broken"
 
 
+def _family(run: Doc) -> str:
+    """What groups scenarios in Allure's tree: the kinds of fault and action they schedule (a sweep
+    is its own family), so that the runs of one kind sit together."""
+    if run.get("sweep"):
+        return "crash-point sweep"
+    kinds = sorted({str(f["kind"]) for f in run.get("faults", [])})
+    return ", ".join(kinds) if kinds else "no faults"
+
+
 def allure_labels(run: Doc) -> list[tuple[str, str]]:
     """(name, value) labels of a run's test, in a fixed order."""
     bad = [str(c["name"]) for c in run["checkers"] if c["verdict"] != "pass"]
     labels = [
         ("parentSuite", "durable-harness"), ("suite", str(run["candidate"]["spec"])),
-        ("subSuite", str(run["scenario"]["covers"])), ("story", str(run["scenario"]["id"])),
+        ("subSuite", _family(run)), ("feature", str(run["scenario"]["covers"])), ("story", str(run["scenario"]["id"])),
         ("severity", "critical" if run["safety"] == "fail" else "normal"),
         ("verdict", str(run["verdict"])), ("safety", str(run["safety"])), ("liveness", str(run["liveness"])),
         ("exit_code", str(run["exit_code"])), ("seed", str(run["seed"])),
@@ -164,10 +175,24 @@ def _result(run: Doc, uid: str, refs: list[dict[str, str]], start: int) -> dict[
         "uuid": uid, "name": str(run["scenario"]["id"]), "fullName": full_name,
         "historyId": _digest(full_name + json.dumps(params)), "testCaseId": _digest(full_name),
         "status": status, "statusDetails": details, "stage": "finished",
-        "description": allure_description(run), "start": start, "stop": start,
+        "description": allure_description(run), "start": start, "stop": start + _scenario_ms(run),
         "labels": [{"name": name, "value": value} for name, value in allure_labels(run)],
-        "parameters": params, "attachments": refs, "links": [], "steps": [],
+        "parameters": params, "attachments": refs, "links": [], "steps": _steps(run, start),
     }
+
+
+def _scenario_ms(run: Doc) -> int:
+    """A result's duration: the run's own time (scenario seconds), never the wall clock's."""
+    return int(round(float(run.get("timings", {}).get("virtual_s", 0.0)) * 1000))
+
+
+def _steps(run: Doc, start: int) -> list[dict[str, Any]]:
+    """One step per checker: its verdict, its count and its because line."""
+    status = {"pass": "passed", "fail": "failed"}
+    return [{"name": f"{c['name']}: {c['verdict']} ({c['count']})", "status": status.get(str(c["verdict"]), "broken"),
+             "statusDetails": {} if c["verdict"] == "pass" else {"message": str(c["because"])}, "stage": "finished",
+             "start": start, "stop": start, "steps": [], "attachments": [], "parameters": []}
+            for c in run["checkers"]]
 
 
 def _environment(runs: Sequence[Doc], index: Doc | None) -> list[tuple[str, str]]:

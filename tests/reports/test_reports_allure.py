@@ -63,3 +63,17 @@ def test_clean_allure_dir_removes_only_allure_files(tmp_path: Path) -> None:
         (tmp_path / name).write_text("x")
     clean_allure_dir(tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["notes.md"]
+
+
+def test_a_result_has_a_step_per_checker_a_duration_and_a_family(tmp_path: Path) -> None:
+    run = failing(build_run("lost-draft-response"))
+    [path] = write_allure(tmp_path, [run])
+    result = json.loads(path.read_text())
+    assert result["stop"] - result["start"] == round(run["timings"]["virtual_s"] * 1000)
+    steps = {s["name"].split(":")[0]: s for s in result["steps"]}
+    assert set(steps) == {c["name"] for c in run["checkers"]}
+    failed = [s for s in result["steps"] if s["status"] == "failed"]
+    assert failed and all(s["statusDetails"]["message"] for s in failed)
+    labels = {lb["name"]: lb["value"] for lb in result["labels"]}
+    assert labels["feature"] == run["scenario"]["covers"]
+    assert labels["subSuite"] == ", ".join(sorted({f["kind"] for f in run["faults"]})) or "no faults"
