@@ -84,10 +84,10 @@ def test_two_shards_merged_equal_one_run_and_report_html_stays_in_budget(tmp_pat
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    seconds, size, entries, cpu = bench.measure(whole, repeat=3)
+    _seconds, size, entries, _cpu = bench.measure(whole, repeat=1)
+    # Its size is the report's own; its speed is measured by the benchmark (benchmarks/bench_report.py),
+    # never asserted here: a slower machine may make the suite slower, never red.
     assert size < bench.BUDGET_BYTES and entries > 1000
-    # CPU time: the suite runs beside other work, which inflates wall time but not the work done.
-    assert cpu < bench.BUDGET_S, f"rendering took {cpu:.2f} s of CPU, {seconds:.2f} s (budget {bench.BUDGET_S} s)"
 
 
 def _judged(folder: Path) -> dict[str, Any]:
