@@ -46,7 +46,8 @@ PROCESSES = [
 PROCESS_SCENARIOS = ("baseline", "update-503-after-commit", "artifact-corrupted", "api-key-revoked-mid-turn",
                      "session-listing-lags", "stale-session-reads", "stream-dropped-mid-turn", "executor-disconnected",
                      "coding-api-key-revoked", "approval-expired", "approval-revoked-before-publish",
-                     "task-changed-after-cancel", "deploy-mid-job", "crash-after-draft-commit", "peer-restarts-mid-job")
+                     "task-changed-after-cancel", "deploy-mid-job", "crash-after-draft-commit", "peer-restarts-mid-job",
+                     "case-twin-lost-draft-response")
 # (variant, driver, scenario that must catch it)
 VARIANTS = [
     ("tests.candidates.strangers.outbox:create_buggy", "python", "crash-after-draft-commit"),
