@@ -31,6 +31,7 @@ __all__ = ["ENTRY_POINT_GROUP", "PLUGINS_ENV", "PluginError", "load_plugins", "l
 ENTRY_POINT_GROUP = "durable_harness.plugins"
 PLUGINS_ENV = "DH_PLUGINS"
 _LOADED: dict[str, str] = {}  # what was loaded: name -> where it came from
+_SCANNED: list[bool] = []  # the installed entry points were read (once a process: they do not change)
 
 
 class PluginError(ValueError):
@@ -40,9 +41,11 @@ class PluginError(ValueError):
 def load_plugins(environ: dict[str, str] | None = None) -> dict[str, str]:
     """Load every plugin once (entry points, then ``DH_PLUGINS``); returns them, name -> source."""
     env = os.environ if environ is None else environ
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name not in _LOADED:
-            _load(ep.name, f"entry point {ep.name} = {ep.value}", ep.load)
+    if not _SCANNED:
+        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            if ep.name not in _LOADED:
+                _load(ep.name, f"entry point {ep.name} = {ep.value}", ep.load)
+        _SCANNED.append(True)
     for name in [n.strip() for n in (env.get(PLUGINS_ENV) or "").split(",") if n.strip()]:
         if name not in _LOADED:
             _load(name, f"{PLUGINS_ENV} module {name}", lambda name=name: importlib.import_module(name))

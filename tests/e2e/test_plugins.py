@@ -68,3 +68,16 @@ def test_a_plugin_that_cannot_be_loaded_is_named_and_stops_the_harness(tmp_path:
     result = _cli("list", cwd=tmp_path, DH_PLUGINS="no_such_plugin_module")
     assert result.returncode == 3 and "Traceback" not in result.stderr
     assert "plugin DH_PLUGINS module no_such_plugin_module cannot be loaded: ModuleNotFoundError" in result.stderr
+
+
+def test_the_pytest_plugin_loads_plugins_and_names_a_broken_one(tmp_path: Path) -> None:
+    (tmp_path / "wordpress-maintenance.yaml").write_text((EXAMPLE / "scenarios" / "wordpress-maintenance.yaml").read_text())
+    args = [sys.executable, "-m", "pytest", "--dh-candidate", "reference", "-p", "no:cacheprovider", "-q",
+            "wordpress-maintenance.yaml"]
+    good = subprocess.run(args, cwd=tmp_path, env={**os.environ, **_by_module()}, capture_output=True, text=True,
+                          timeout=300)
+    assert good.returncode == 0 and "1 passed" in good.stdout, good.stdout[-2000:] + good.stderr[-2000:]
+    broken = subprocess.run(args, cwd=tmp_path, env={**os.environ, "DH_PLUGINS": "no_such_plugin_module"},
+                            capture_output=True, text=True, timeout=300)
+    assert broken.returncode == 4, broken.stdout[-2000:] + broken.stderr[-2000:]  # pytest's usage error
+    assert "plugin DH_PLUGINS module no_such_plugin_module cannot be loaded" in broken.stderr
