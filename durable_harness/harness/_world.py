@@ -151,8 +151,8 @@ class World:
                                 {"because": f"killed while {requester} worked; restarted at once"})
             on_back = params.get("on_back")
             if isinstance(self.clock, RealTimeClock):
-                self.workers.restart_apart(driver, because, None if on_back is None else functools.partial(
-                    lambda w: on_back(w, False, self.history, self.clock.now()), driver.worker_id))
+                self.workers.restart_apart(driver, because, None if on_back is None else (
+                    lambda w=driver.worker_id: on_back(w, False, self.history, self.clock.now())))
             else:
                 driver.restart(because)
                 if on_back is not None:

@@ -83,6 +83,7 @@ def test_a_feeds_name_or_embed_is_never_a_slug(site: Site, word: str) -> None:
     ("한국어 עברית {t}", "%ed%95%9c%ea%b5%ad%ec%96%b4-%d7%a2%d7%91%d7%a8%d7%99%d7%aa-{t}"),
     ("👍🏽 © ® ™ ° {t}", "%f0%9f%91%8d%f0%9f%8f%bd-{t}"),
     ("ﬁle № 5 {t}", "%ef%ac%81le-%e2%84%96-5-{t}"),
+    ("a\u2028b\u2029c\u205fd\u3000e\u2007f {t}", "a-b-c%e2%81%9fd%e3%80%80e-f-{t}"),  # which spaces become dashes
 ])
 def test_a_slug_drops_accents_and_percent_encodes_other_letters(site: Site, title: str, slug: str) -> None:
     token = site.token

@@ -71,9 +71,15 @@ def _param(scenario: Any) -> Any:
     return pytest.param(scenario, marks=marks, id=scenario.id)
 
 
+# In-process, the whole catalogue: the outbox design, and the polling one in both its styles (a step
+# that does a little and returns; a step that works the whole job before it returns).
+IN_PROCESS = ["outbox:create", "polling:create", "polling:create_blocking"]
+
+
+@pytest.mark.parametrize("factory", IN_PROCESS)
 @pytest.mark.parametrize("scenario", [_param(s) for s in CATALOGUE])
-def test_the_outbox_design_passes_in_process(scenario: Any) -> None:
-    doc = run_scenario(scenario, "tests.candidates.strangers.outbox:create")
+def test_every_design_passes_in_process(scenario: Any, factory: str) -> None:
+    doc = run_scenario(scenario, f"tests.candidates.strangers.{factory}")
     assert doc["verdict"] == "pass", _failing(doc)
 
 

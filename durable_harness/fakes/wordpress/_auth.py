@@ -104,6 +104,11 @@ class Accounts:
         self.changes += 1
         return " ".join(secret[i:i + 4] for i in range(0, 24, 4))
 
+    def rename(self, number: int, name: str) -> None:
+        """A new name for password ``number`` (a change, as the gate counts writes)."""
+        self.passwords[number - 1].name = name
+        self.changes += 1
+
     def revoke(self, number: int | None = None) -> list[int]:
         """Revoke one password by number, or every one still in force; returns the numbers revoked."""
         if number is not None and not 1 <= number <= len(self.passwords):

@@ -104,13 +104,12 @@ def _owner(kind: str, index: int, looks: Lookalikes, group: int, earlier: Iterat
 def _case_twin(job_id: str, index: int) -> str:
     """The ``index``-th id that differs from ``job_id`` in letter case only (never ``job_id`` itself)."""
     letters = [i for i, c in enumerate(job_id) if c.isalpha()]
-    if not letters:
-        return f"{job_id}-twin-{index}"
-    flips = [letters[:index]] if index <= len(letters) else [letters]
+    if not 0 < index <= len(letters):  # no letters left to flip: another id altogether
+        return f"{job_id.swapcase()}-twin-{index}"
     chars = list(job_id)
-    for i in flips[0]:
+    for i in letters[:index]:
         chars[i] = chars[i].swapcase()
-    return "".join(chars) if index <= len(letters) else f"{job_id.swapcase()}-twin-{index}"
+    return "".join(chars)
 
 
 def seed_site(site: _Site, rng: random.Random, spec: Mapping[str, Any], looks: Lookalikes,

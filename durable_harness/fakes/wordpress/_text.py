@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["auto_excerpt", "collate", "fold", "remove_accents", "render_content", "render_text", "sanitize_text", "sanitize_title",
-           "strip_tags"]
+__all__ = ["auto_excerpt", "collate", "fold", "remove_accents", "render_content", "render_text", "sanitize_text",
+           "sanitize_title", "strip_tags"]
 
 _BLOCK_START = re.compile(r"^\s*<(?:p|div|h[1-6]|ul|ol|li|figure|blockquote|pre|table|hr|section|!--)[\s>/]", re.I)
 _BLOCK_COMMENT = re.compile(r"<!-- /?wp:.*?-->", re.S)
@@ -39,7 +39,7 @@ _ACCENTS = {"ß": "s", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe",
             "º": "o", "€": "E", "£": ""}
 # ``sanitize_title_with_dashes`` in the save context, on the percent-encoded UTF-8 of the title.
 _DASHED = ("%c2%a0", "%e2%80%93", "%e2%80%94") + tuple(f"%e2%80%{b:02x}" for b in range(0x80, 0x8b)) + (
-    "%e2%80%af", "%e2%81%9f", "%e3%80%80")
+    "%e2%80%a8", "%e2%80%a9", "%e2%80%af")  # the spaces of U+2000..U+200A, the line and paragraph separators
 _STRIPPED = ("%c2%ad", "%c2%a1", "%c2%bf", "%c2%ab", "%c2%bb", "%e2%80%b9", "%e2%80%ba", "%e2%80%98", "%e2%80%99",
              "%e2%80%9c", "%e2%80%9d", "%e2%80%9a", "%e2%80%9b", "%e2%80%9e", "%e2%80%9f", "%e2%80%a2", "%c2%a9",
              "%c2%ae", "%c2%b0", "%e2%80%a6", "%e2%84%a2", "%c2%b4", "%cb%8a", "%cc%81", "%cd%81", "%cc%80", "%cc%84",

@@ -129,8 +129,7 @@ class UserRoutes:
         owner = self._owner(request, who)
         pw = self._find(uuid)
         if name is not None and name.strip():
-            pw.name = name.strip()
-            self._api.accounts.changes += 1
+            self._api.accounts.rename(pw.number, name.strip())
         return self._api.respond(request, 200, self._password(pw, owner))
 
     def introspect_password(self, request: Request, who: str) -> Response:

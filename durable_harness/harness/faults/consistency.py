@@ -11,8 +11,8 @@
   input was accepted, and at least at the first read after it, a read of the session returns the
   session as it was before that input (a ``requires_action`` already answered, a turn not yet
   resumed), and so does a read of its items or its turns (each read, with its query, as it last
-  answered before the input). Its trigger names the sessions API (``route: "*"``): it remembers each session's last
-  read and its last input.
+  answered before the input). Its trigger names the sessions API (``route: "*"``): it remembers
+  each read's last answer and each session's last input.
 
 Either fires only when it changed an answer (the evidence says what it hid or held back); a request
 that gave it nothing to change (a listing with no new session, a read with no input before it) was
@@ -110,11 +110,7 @@ class ListingLag(RequestFault):
         as the page had room for, read on from the next pages, and ``has_more`` only if visible
         ones are left. (A page made only of lagging sessions is never empty with ``has_more``: the
         SDK's pager stops at an empty page.)"""
-        limit = len(body["data"])
-        try:
-            limit = max(limit, int(ctx.request.arg("limit") or 20))
-        except ValueError:
-            pass
+        limit = len(body["data"])  # a page with more to come is a full one: its length is the limit asked for
         data = [s for s in body["data"] if not lags(s)]
         page, more_hidden = body, []
         for _ in range(1000):  # bounded: each round reads one page further
@@ -152,7 +148,7 @@ class StaleRead(RequestFault):
                     self._stale[key] = (ctx.now_s, body, False)
             return Skip()
         read = _READS.match(ctx.route)
-        if not read or ctx.request.method != "GET" or read.group(1) in ("", "events"):
+        if not read or ctx.request.method != "GET":
             return Skip()
         key = (read.group(1), ctx.route + "?" + "&".join(f"{k}={v}" for k, v in ctx.request.query))
         body = _json(ctx.response)

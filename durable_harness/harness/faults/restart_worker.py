@@ -84,7 +84,7 @@ class RestartWorker(RequestFault):
 
     def to_json(self) -> dict[str, Any]:
         doc = super().to_json()
-        if super().status == "fired" and self._late():
+        if doc["status"] == "not_reached" and super().status == "fired":
             doc["fired"] = 0  # the kills happened (the evidence); the condition was not tested
         return doc
 
@@ -126,7 +126,7 @@ def _is_write(entry: Any) -> bool:
 
 
 def _late_line(r: _Restart) -> str:
-    backs = {w: b for w, b in r.victims.items()}
+    backs = r.victims
     gone = sorted(w for w, b in backs.items() if b is None)
     if gone:
         return (f"{', '.join(gone)} killed at {r.at_s:.1f} s (requester {r.requester}) was not up again by the end of "
