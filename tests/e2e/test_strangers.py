@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -83,12 +84,13 @@ def test_every_design_passes_in_process(scenario: Any, factory: str) -> None:
     assert doc["verdict"] == "pass", _failing(doc)
 
 
-def _as_process(command: str, scenario: Any, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+def _as_process(command: str, scenario: Any, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+                out: Path | None = None) -> dict[str, Any]:
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
     mark = new_mark()
     try:
-        return run_scenario(scenario, marked(command, mark))
+        return run_scenario(scenario, marked(command, mark), None, out)
     finally:
         left = wait_gone(mark)
         kill_marked(mark)
@@ -119,10 +121,22 @@ PROCESS_RUNS = [pytest.param(name, command, environ, scenario_id, id=f"{name}-{s
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "command", "environ", "scenario_id"), PROCESS_RUNS)
 def test_every_design_passes_as_a_process(name: str, command: str, environ: dict[str, str], scenario_id: str,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+                                          monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _needs(name)
-    doc = _as_process(command, load_scenario(SCENARIOS / f"{scenario_id}.yaml"), environ, monkeypatch)
-    assert doc["verdict"] == "pass", _failing(doc)
+    doc = _as_process(command, load_scenario(SCENARIOS / f"{scenario_id}.yaml"), environ, monkeypatch, tmp_path)
+    assert doc["verdict"] == "pass", _failing(doc) + _story(tmp_path)
+
+
+def _story(out: Path) -> str:
+    """What a failing process run did, for whoever reads the failure: the candidate's last lines and
+    the last entries of the history (the run's real time cannot be replayed)."""
+    lines = []
+    for log in sorted(out.glob("candidate-*.log")):
+        lines += [f"--- {log.name} (last lines)", *log.read_text(errors="replace").splitlines()[-25:]]
+    history = out / "history.jsonl"
+    if history.exists():
+        lines += ["--- history.jsonl (last entries)", *(line[:300] for line in history.read_text().splitlines()[-40:])]
+    return "\n" + "\n".join(lines)
 
 
 @pytest.mark.slow
