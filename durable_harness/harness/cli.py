@@ -175,7 +175,12 @@ def _signals_as_interrupts() -> Iterator[None]:
         _signals.note(signal.Signals(signum).name)
         raise KeyboardInterrupt
 
+    def unraisable(info: Any) -> None:  # an interrupt Python could not raise is kept (_signals), not printed
+        if not isinstance(info.exc_value, KeyboardInterrupt):
+            before_hook(info)
+
     _signals.clear()
+    before_hook, sys.unraisablehook = sys.unraisablehook, unraisable
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         for sig in previous:
@@ -187,6 +192,7 @@ def _signals_as_interrupts() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        sys.unraisablehook = before_hook
 
 
 def interrupted_by() -> str | None:

@@ -23,3 +23,27 @@ def test_a_signal_noted_but_swallowed_stops_the_run_at_its_next_step() -> None:
         _signals.clear()
     doc, _ = run_once(load_scenario(BASELINE), "reference")  # cleared: the next run goes on
     assert doc["verdict"] == "pass"
+
+
+def test_an_interrupt_python_could_not_raise_prints_no_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    """Under the command line's signal handling, a KeyboardInterrupt that lands where it cannot be
+    raised (a weak reference's callback) is kept as the signal, never printed as a traceback."""
+    import sys
+    import weakref
+
+    from durable_harness.harness.cli import _signals_as_interrupts
+
+    class Thing:
+        pass
+
+    def callback(_ref: object) -> None:
+        raise KeyboardInterrupt
+
+    hook = sys.unraisablehook
+    with _signals_as_interrupts():
+        thing = Thing()
+        ref = weakref.ref(thing, callback)
+        del thing  # the callback runs here; its exception is "unraisable"
+        assert ref() is None
+    assert "Traceback" not in capsys.readouterr().err
+    assert sys.unraisablehook is hook  # the program's own hook is back
