@@ -16,7 +16,7 @@ from typing import Any
 from durable_harness.harness._rundoc import HISTORY_FILE, write_run
 from durable_harness.harness._scenario_run import run_scenario
 from durable_harness.harness.scenario import Scenario
-from durable_harness.harness.verdict import combine, exit_code
+from durable_harness.harness.verdict import Judgement
 
 __all__ = ["AGAIN_DIR", "check_determinism", "differing_paths"]
 
@@ -51,9 +51,7 @@ def check_determinism(doc: dict[str, Any], scenario: Scenario, candidate: str, o
     doc["checkers"] = [*doc["checkers"], {"name": "determinism", "class": "liveness", "verdict": "unknown", "count": 1,
                                           "because": because, "witnesses": witnesses}]
     doc["counters"] = {**doc["counters"], "determinism": 1}
-    doc["liveness"] = combine([doc["liveness"], "unknown"])
-    doc["verdict"] = combine([doc["verdict"], "unknown"])
-    doc["exit_code"] = exit_code(doc["safety"], doc["liveness"], doc["error"] is not None)
+    doc.update(Judgement(doc["safety"], doc["liveness"], doc["error"]).with_liveness("unknown").fields())
     write_run(out, doc)
     return doc
 

@@ -43,7 +43,7 @@ from durable_harness.harness.candidate._sdk_time import sdk_webhooks_on_virtual_
 from durable_harness.harness.checkers import CheckInput, CheckResult, run_checkers
 from durable_harness.harness.faults import get_fault_kind
 from durable_harness.harness.scenario import Scenario
-from durable_harness.harness.verdict import combine, exit_code
+from durable_harness.harness.verdict import Judgement
 
 __all__ = ["KEEP_DB", "MAX_SEED", "NEXT_ENV", "RunInterrupted", "candidate_next", "keep_candidate_files",
            "reproduce_command", "run_once", "save_run", "validate_seed"]
@@ -205,9 +205,7 @@ def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[st
 
 def _document(scenario: Scenario, candidate: str, seed: int, done: _Execution, results: list[CheckResult],
               faults: list[dict[str, Any]]) -> dict[str, Any]:
-    error = done.error is not None
-    safety = combine(r.verdict for r in results if r.klass == "safety") if results else "unknown"
-    liveness = combine(r.verdict for r in results if r.klass == "liveness") if results else "unknown"
+    judged = Judgement.of(((r.klass, r.verdict) for r in results), done.error)
     return {
         "format": FORMAT,
         "harness": harness_provenance(),
@@ -215,12 +213,7 @@ def _document(scenario: Scenario, candidate: str, seed: int, done: _Execution, r
         "candidate": {"spec": candidate, "digest": _digest(candidate),
                       **({"next": nxt} if (nxt := candidate_next(candidate)) else {})},
         "seed": seed,
-        "verdict": combine([safety, liveness, *(["unknown"] if error else [])]),
-        "safety": "unknown" if error and safety == "pass" else safety,
-        "liveness": "unknown" if error and liveness == "pass" else liveness,
-        "exit_code": exit_code(safety, liveness, error),
-        "complete": not error,
-        "error": done.error,
+        **judged.fields(),
         "checkers": [r.to_json() for r in results],
         "faults": faults,
         "coverage": {**coverage(faults), "strict": strict_coverage()},

@@ -25,7 +25,7 @@ from durable_harness.harness._rundoc import HISTORY_FILE, write_run
 from durable_harness.harness._sweep import SweepError, SweepPoint, run_point, sweep_points
 from durable_harness.harness._sweep_fork import applies, forked_sweep
 from durable_harness.harness.scenario import Scenario
-from durable_harness.harness.verdict import combine, worst_exit
+from durable_harness.harness.verdict import Judgement, combine
 
 __all__ = ["run_sweep_scenario"]
 
@@ -49,9 +49,9 @@ def _clean_run_cut_short(scenario: Scenario, partial: dict[str, Any]) -> dict[st
     doc = dict(partial)
     doc["scenario"] = {**doc.get("scenario", {}), "id": scenario.id, "title": scenario.title,
                        "path": str(scenario.source)}
-    doc.update(verdict="unknown", exit_code=3, complete=False, error={
+    doc.update(Judgement.unjudged({
         "kind": "interrupted", "detail": None,
-        "message": "the sweep did not finish: it was interrupted (SIGINT or SIGTERM) during its clean run"})
+        "message": "the sweep did not finish: it was interrupted (SIGINT or SIGTERM) during its clean run"}).fields())
     return doc
 
 
@@ -98,10 +98,9 @@ def unfinished(scenario: Scenario, clean: dict[str, Any], points: int) -> dict[s
     if the harness is killed meanwhile)."""
     doc = dict(clean)
     doc["scenario"] = {**clean["scenario"], "id": scenario.id, "title": scenario.title, "path": str(scenario.source)}
-    doc.update(verdict="unknown", safety="unknown", liveness="unknown", exit_code=3, complete=False, checkers=[],
-               counters={}, error={"kind": "interrupted", "detail": None, "message": (
-                   f"the sweep did not finish: its clean run ran, and its {points} crash points had not all run when "
-                   "the harness stopped")})
+    doc.update(checkers=[], counters={}, **Judgement.unjudged({"kind": "interrupted", "detail": None, "message": (
+        f"the sweep did not finish: its clean run ran, and its {points} crash points had not all run when "
+        "the harness stopped")}).fields())
     return doc
 
 
@@ -113,20 +112,14 @@ def _fold(scenario: Scenario, clean: dict[str, Any], runs: list[tuple[SweepPoint
     if not docs:  # a clean run without a single request has no point to crash at: nothing was tested
         if clean.get("error"):  # the clean run could not be judged (the candidate's error): that is why
             return doc
-        doc.update(verdict="unknown", safety="unknown", liveness="unknown", exit_code=3, complete=False, error={
-            "kind": "harness", "detail": None, "message": "the sweep found no I/O point to crash at (the clean run "
-                                                          "made no request)"})
+        doc.update(Judgement.unjudged({"kind": "harness", "detail": None, "message": (
+            "the sweep found no I/O point to crash at (the clean run made no request)")}).fields())
         return doc
     doc["checkers"] = _fold_checkers(runs)
     doc["counters"] = {c["name"]: c["count"] for c in doc["checkers"]}
     doc["faults"] = [f for d in docs for f in d["faults"]]
     doc["coverage"] = {**merge_coverage([d.get("coverage") for d in docs]), "strict": strict_coverage()}
-    doc["safety"] = combine(d["safety"] for d in docs)
-    doc["liveness"] = combine(d["liveness"] for d in docs)
-    doc["verdict"] = combine(d["verdict"] for d in docs)
-    doc["exit_code"] = worst_exit(d["exit_code"] for d in docs)
-    doc["error"] = next((d["error"] for d in docs if d.get("error")), None) if doc["exit_code"] == 3 else None
-    doc["complete"] = doc["error"] is None
+    doc.update(Judgement.fold(docs).fields())
     doc["candidate_errors"] = [e for d in docs for e in d.get("candidate_errors", [])][:50]
     doc["sweep"] = {"points": len(docs), "passed": sum(1 for d in docs if d["verdict"] == "pass"),
                     "failing": [p.label for p, d in runs if d["verdict"] != "pass"]}
@@ -155,6 +148,8 @@ def _fold_checkers(runs: list[tuple[SweepPoint, dict[str, Any]]]) -> list[dict[s
         else:
             because = f"all {len(runs)} crash points: {results[0][2]['because']}"
             witnesses = []
-        folded.append({"name": name, "class": results[0][2]["class"], "verdict": combine(c["verdict"] for *_, c in results),
-                       "count": sum(int(c["count"]) for *_, c in results), "because": because, "witnesses": witnesses})
+        first_seen = results[0][2]
+        folded.append({"name": name, "class": first_seen["class"], "verdict": combine(c["verdict"] for *_, c in results),
+                       "count": sum(int(c["count"]) for *_, c in results), "because": because, "witnesses": witnesses,
+                       **({"rank": first_seen["rank"]} if "rank" in first_seen else {})})
     return folded

@@ -33,11 +33,7 @@ ERROR_WORDS = {
     "interrupted": "the run was interrupted (SIGINT or SIGTERM) before it could be judged",
 }
 _SHORT = 12
-# Counters in the order the design's acceptance table lists them; others follow alphabetically.
-_COUNTER_ORDER = (
-    "duplicate_drafts", "duplicate_media", "duplicate_effects", "unauthorized_calls", "wrong_checkpoint_advances",
-    "leftover_unknowns", "ledger_mismatches", "resubmitted_tasks", "stuck_jobs", "wrong_outcomes",
-)
+_UNRANKED = 1000  # a counter whose checker gave no rank (an older document, the determinism check): by name, after
 
 
 def status(run: Doc) -> str:
@@ -121,10 +117,11 @@ def harnesses(runs: Sequence[Doc], index: Doc | None) -> list[tuple[str, str | N
 
 
 def counter_names(runs: Sequence[Doc]) -> list[str]:
-    """Every counter any run has, the design's acceptance table's first, then alphabetically."""
+    """Every counter any run has, in the display order the harness's registry gave its checker (the
+    ``rank`` of each checker in the runs), then by name. The reports name no checker of their own."""
     present = {str(name) for r in runs for name in r["counters"]}
-    known = [name for name in _COUNTER_ORDER if name in present]
-    return known + sorted(present - set(known))
+    ranks = {str(c["name"]): int(c["rank"]) for r in runs for c in r["checkers"] if "rank" in c}
+    return sorted(present, key=lambda name: (ranks.get(name, _UNRANKED), name))
 
 
 def counter_classes(runs: Sequence[Doc]) -> dict[str, str]:

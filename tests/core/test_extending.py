@@ -21,7 +21,7 @@ REPO = Path(__file__).parents[2]
 PLUGIN = '''
 """A fault kind and a checker from outside the harness."""
 from durable_harness.wire import Response
-from durable_harness.harness.checkers import CheckResult, checker
+from durable_harness.harness.checkers import checker, passed
 from durable_harness.harness.faults import Respond, RequestFault, fault_kind
 
 
@@ -37,7 +37,7 @@ class Teapot(RequestFault):
 @checker("teapots_brewed", "liveness")
 def brewed(inp):
     n = sum(1 for _i, done in inp.history.operations() if done is not None and done.data.get("status") == 418)
-    return CheckResult("teapots_brewed", "liveness", "pass", n, f"{n} teapot answers")
+    return passed(f"{n} teapot answers", n)
 '''
 
 SCENARIO = '''

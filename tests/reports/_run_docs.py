@@ -9,7 +9,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from durable_harness.harness.checkers import checkers
+
 Doc = dict[str, Any]
+RANKS = {c.name: c.rank for c in checkers()}  # the display order the harness's registry gives
 
 HISTORY_DIGEST = "ab" * 32
 CANDIDATE_DIGEST = "1a2b3c4d5e6f" + "0" * 52
@@ -62,7 +65,9 @@ def build_run(scenario_id: str, *, candidate: str = "reference", digest: str | N
 
 
 def _checker(name: str, cls: str) -> Doc:
-    return {"name": name, "class": cls, "verdict": "pass", "count": 0, "because": "nothing wrong", "witnesses": []}
+    """A checker's entry as the harness writes it: its rank is the registry's."""
+    return {"name": name, "class": cls, "verdict": "pass", "count": 0, "because": "nothing wrong", "witnesses": [],
+            "rank": RANKS[name]}
 
 
 def witness(index: int, summary: str, *, file: str = "history.jsonl", time_s: float = 3.25,

@@ -6,18 +6,23 @@ from durable_harness.harness.checkers import (  # noqa: F401  (registration)
     unauthorized_calls, unreported_effects, wrong_checkpoint_advances, wrong_outcome,
 )
 from durable_harness.harness.checkers._base import (
-    CheckInput, CheckResult, Checker, Witness, applicable, checker, checker_names, checkers, run_checkers, witness,
+    CheckInput, CheckResult, Checker, Finding, Witness, applicable, checker, checker_names, checkers, failed, passed,
+    run_checkers, unknown, witness,
 )
 
 __all__ = [
     "CheckInput",
     "CheckResult",
     "Checker",
+    "Finding",
     "Witness",
     "applicable",
     "checker",
     "checker_names",
     "checkers",
+    "failed",
+    "passed",
     "run_checkers",
+    "unknown",
     "witness",
 ]

@@ -1,10 +1,14 @@
 """The checker interface: pure functions of one run's history, ground truth and claims.
 
-A checker returns pass / fail / unknown with a count, a one-line "because" and witnesses (the
-history entries that prove it). Checkers are registered by name, one module each; each workload
-names the checkers that apply to it. A checker that raises yields ``unknown`` (never pass) and
-marks the run as a harness error: a broken checker is the harness's fault, not the candidate's.
-Verdicts combine by ``durable_harness.harness.verdict``.
+A checker returns a ``Finding``: pass / fail / unknown with a count, a one-line "because" and
+witnesses (the history entries that prove it). ``@checker`` registers it by name and class, and the
+engine stamps both on what it found (a checker never spells its own name). Checkers apply by rule:
+the core ones to every workload, the others where their rule takes a workload. A checker that
+raises, or returns something other than a ``Finding``, yields ``unknown`` (never pass) and marks
+the run as a harness error: a broken checker is the harness's fault, not the candidate's. Verdicts
+combine by ``durable_harness.harness.verdict``. ``rank`` orders checkers for display (the design's
+acceptance table first); each run document lists its checkers in that order, so the reports never
+name a checker of their own.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ from typing import Any
 from durable_harness.harness._history import Entry, History
 from durable_harness.harness._registry import Registry
 from durable_harness.harness.scenario import Scenario
+from durable_harness.harness.verdict import VERDICTS, Verdict
 from durable_harness.harness.workloads import Outcome, Workload, get_workload
 
 __all__ = [
-    "CheckInput", "CheckResult", "Checker", "Witness", "applicable", "checker", "checker_names", "checkers",
-    "creation_witnesses", "final_report_witness", "pluralise", "run_checkers", "witness",
+    "CheckInput", "CheckResult", "Checker", "Finding", "Witness", "applicable", "checker", "checker_names",
+    "checkers", "creation_witnesses", "failed", "final_report_witness", "passed", "pluralise", "run_checkers",
+    "unknown", "witness",
 ]
 
 
@@ -42,19 +48,47 @@ class Witness:
                 "summary": self.summary, "file": self.file}
 
 
+OTHERS = 1000  # the rank of a checker registered without one: after the acceptance table's, by name
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a checker found, before the engine stamps the checker's name and class on it."""
+
+    verdict: Verdict
+    count: int
+    because: str
+    witnesses: tuple[Witness, ...] = ()
+
+
+def passed(because: str, count: int = 0, witnesses: Sequence[Witness] = ()) -> Finding:
+    return Finding("pass", count, because, tuple(witnesses))
+
+
+def failed(count: int, because: str, witnesses: Sequence[Witness] = ()) -> Finding:
+    return Finding("fail", count, because, tuple(witnesses))
+
+
+def unknown(because: str, count: int = 0, witnesses: Sequence[Witness] = ()) -> Finding:
+    return Finding("unknown", count, because, tuple(witnesses))
+
+
 @dataclass(frozen=True)
 class CheckResult:
+    """A checker's ``Finding`` with the checker's registered name and class."""
+
     name: str
     klass: str  # "safety" | "liveness"
-    verdict: str
+    verdict: Verdict
     count: int
     because: str
     witnesses: tuple[Witness, ...] = ()
     crashed: str | None = None  # the checker's own error (a harness error), when it raised
+    rank: int = OTHERS  # the checker's display order
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "class": self.klass, "verdict": self.verdict, "count": self.count,
-                "because": self.because, "witnesses": [w.to_json() for w in self.witnesses]}
+                "because": self.because, "witnesses": [w.to_json() for w in self.witnesses], "rank": self.rank}
 
 
 @dataclass(frozen=True)
@@ -80,37 +114,49 @@ class CheckInput:
         return self.workload.outcome(self.truth, self.job)
 
 
+CheckFn = Callable[[CheckInput], Finding]
+
+
 @dataclass(frozen=True)
 class Checker:
     name: str
     klass: str
-    fn: Callable[[CheckInput], CheckResult]
+    fn: CheckFn
     # Whether it applies to a workload; None: to every workload (a core oracle, which no workload
     # can drop). The duplicate rules apply where the workload maps the effect kind they judge.
     applies: Callable[[Workload], bool] | None = None
+    rank: int = OTHERS  # display order: lower first, then by name
+
+    def stamp(self, found: object) -> CheckResult:
+        """``found`` as this checker's result; anything but a ``Finding`` is the checker's own error."""
+        if not isinstance(found, Finding) or found.verdict not in VERDICTS:
+            raise TypeError(f"it returned {found!r:.120}, not a Finding with a verdict of {VERDICTS}")
+        return CheckResult(self.name, self.klass, found.verdict, found.count, found.because, found.witnesses,
+                           rank=self.rank)
 
 
 _CHECKERS: Registry[Checker] = Registry("checker")
 
 
 def checker(name: str, klass: str, *, applies: Callable[[Workload], bool] | None = None,
-            ) -> Callable[[Callable[[CheckInput], CheckResult]], Callable[[CheckInput], CheckResult]]:
+            rank: int = OTHERS) -> Callable[[CheckFn], CheckFn]:
     if klass not in ("safety", "liveness"):
         raise ValueError(f"checker {name!r}: class {klass!r} must be 'safety' or 'liveness'")
 
-    def register(fn: Callable[[CheckInput], CheckResult]) -> Callable[[CheckInput], CheckResult]:
-        _CHECKERS.add(name, Checker(name, klass, fn, applies), fn.__module__)
+    def register(fn: CheckFn) -> CheckFn:
+        _CHECKERS.add(name, Checker(name, klass, fn, applies, rank), fn.__module__)
         return fn
     return register
 
 
 def checkers() -> list[Checker]:
-    """Every registered checker, by name."""
-    return _CHECKERS.entries()
+    """Every registered checker, in display order (by rank, then by name)."""
+    return sorted(_CHECKERS.entries(), key=lambda c: (c.rank, c.name))
 
 
 def checker_names() -> list[str]:
-    return _CHECKERS.names()
+    """Every registered checker's name, in display order."""
+    return [c.name for c in checkers()]
 
 
 def applicable(workload: Workload) -> list[str]:
@@ -124,11 +170,11 @@ def run_checkers(inp: CheckInput, names: Sequence[str] | None = None) -> list[Ch
     for name in names if names is not None else applicable(inp.workload):
         c = _CHECKERS.get(name)
         try:
-            result = c.fn(inp)
+            result = c.stamp(c.fn(inp))
         except Exception as err:  # a crashing checker proves nothing: unknown, never pass; and it is ours
             why = f"{type(err).__name__}: {err}"
             result = CheckResult(name, c.klass, "unknown", 0, f"the checker itself crashed ({why}): an error of "
-                                 "the harness, not of the candidate", crashed=why)
+                                 "the harness, not of the candidate", crashed=why, rank=c.rank)
         results.append(result)
     return results
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, creation_witnesses, listed, pluralise
+from durable_harness.harness.checkers._base import CheckInput, Finding, checker, creation_witnesses, listed, pluralise
 from durable_harness.harness.workloads import Effect, Workload, group_by_role
 
 __all__ = ["NAMED_KINDS", "duplicate_checker", "other_kinds"]
@@ -21,18 +21,18 @@ def other_kinds(workload: Workload) -> tuple[str, ...]:
     return tuple(k for k in workload.effect_kinds if k not in NAMED_KINDS)
 
 
-def duplicate_checker(name: str, *, kind: str, noun: str) -> Callable[[CheckInput], CheckResult]:
+def duplicate_checker(name: str, *, kind: str, noun: str, rank: int) -> Callable[[CheckInput], Finding]:
     """Register (and return) the safety checker ``name`` over the effects of ``kind``: it applies to
     the workloads that map that kind."""
     NAMED_KINDS.add(kind)
 
-    @checker(name, "safety", applies=lambda w: kind in w.effect_kinds)
-    def check(inp: CheckInput) -> CheckResult:
+    @checker(name, "safety", applies=lambda w: kind in w.effect_kinds, rank=rank)
+    def check(inp: CheckInput) -> Finding:
         return judge(inp, name, [kind], lambda _kind: noun)
     return check
 
 
-def judge(inp: CheckInput, name: str, kinds: list[str], noun: Callable[[str], str]) -> CheckResult:
+def judge(inp: CheckInput, name: str, kinds: list[str], noun: Callable[[str], str]) -> Finding:
     """More than one effect of a kind in ``kinds`` for one (job, version, role): each beyond the first."""
     extra: list[int] = []
     involved: list[Effect] = []
@@ -49,7 +49,7 @@ def judge(inp: CheckInput, name: str, kinds: list[str], noun: Callable[[str], st
                 lines.append(f"{job} v{version} {role}: {noun(kind)}s [{listed([e.id for e in items])}]")
     if not extra:
         what = pluralise(n, noun(kinds[0])) if len(kinds) == 1 else f"{n} effects of {', '.join(kinds)}"
-        return CheckResult(name, "safety", "pass", 0, f"{what}, none duplicated")
+        return Finding("pass", 0, f"{what}, none duplicated")
     witnesses = []
     for service, route in sorted({(e.service, e.route) for e in involved}):
         witnesses += creation_witnesses(inp.history, service, route,
@@ -57,4 +57,4 @@ def judge(inp: CheckInput, name: str, kinds: list[str], noun: Callable[[str], st
     nouns = {noun(e.kind) for e in involved}
     because = (f"{pluralise(len(extra), 'duplicate ' + nouns.pop()) if len(nouns) == 1 else f'{len(extra)} duplicates'}: "
                + listed(lines, "; "))
-    return CheckResult(name, "safety", "fail", len(extra), because, tuple(witnesses))
+    return Finding("fail", len(extra), because, tuple(witnesses))

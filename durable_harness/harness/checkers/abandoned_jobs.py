@@ -13,29 +13,29 @@ abandoned work: whether it was allowed is the safety checkers' to say, and this 
 
 from __future__ import annotations
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, final_report_witness, pluralise
+from durable_harness.harness.checkers._base import CheckInput, Finding, checker, final_report_witness, pluralise
 
 _RANK = {"failed": 0, "unknown": 0, "needs_human": 1, "completed": 2}  # how far the work got; cancelled stands apart
 
 
 @checker("abandoned_jobs", "liveness")
-def check(inp: CheckInput) -> CheckResult:
+def check(inp: CheckInput) -> Finding:
     expected = inp.scenario.expect.outcome
     world = inp.world_outcome
     if expected == "from_world":
-        return CheckResult("abandoned_jobs", "liveness", "pass", 0,
+        return Finding("pass", 0,
                            f"the scenario accepts what the world shows: {world.outcome!r} ({world.because})")
     held, why = _held_to(inp, expected)
     if world.outcome == held:
-        return CheckResult("abandoned_jobs", "liveness", "pass", 0, f"the world shows {held!r}, as a correct "
+        return Finding("pass", 0, f"the world shows {held!r}, as a correct "
                            f"control plane leaves it{why}: {world.because}")
     if world.outcome in _RANK and held in _RANK and _RANK[world.outcome] > _RANK[held]:
-        return CheckResult("abandoned_jobs", "liveness", "pass", 0,
+        return Finding("pass", 0,
                            f"the world shows {world.outcome!r} ({world.because}), beyond the {held!r} a correct "
                            f"control plane leaves here{why}: no work that was due was left undone (whether "
                            f"{world.outcome!r} was allowed is the safety checkers' to say)")
     claimed = None if inp.claims is None else inp.claims.get("outcome")
-    return CheckResult("abandoned_jobs", "liveness", "fail", 1,
+    return Finding("fail", 1,
                        f"the world shows {world.outcome!r} ({world.because}), but this scenario lets a correct control "
                        f"plane reach {held!r}{why}: work that was due was not done (the candidate says {claimed!r})",
                        final_report_witness(inp.history, f"final report: outcome {claimed!r}"))

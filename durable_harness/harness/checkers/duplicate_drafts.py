@@ -5,4 +5,4 @@ from __future__ import annotations
 
 from durable_harness.harness.checkers._duplicates import duplicate_checker
 
-check = duplicate_checker("duplicate_drafts", kind="post", noun="post")
+check = duplicate_checker("duplicate_drafts", kind="post", noun="post", rank=10)

@@ -6,10 +6,10 @@ that map such a kind."""
 
 from __future__ import annotations
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker
+from durable_harness.harness.checkers._base import CheckInput, Finding, checker
 from durable_harness.harness.checkers._duplicates import judge, other_kinds
 
 
-@checker("duplicate_effects", "safety", applies=lambda w: bool(other_kinds(w)))
-def check(inp: CheckInput) -> CheckResult:
+@checker("duplicate_effects", "safety", rank=30, applies=lambda w: bool(other_kinds(w)))
+def check(inp: CheckInput) -> Finding:
     return judge(inp, "duplicate_effects", list(other_kinds(inp.workload)), lambda kind: kind)

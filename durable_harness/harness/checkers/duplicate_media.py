@@ -7,4 +7,4 @@ from __future__ import annotations
 
 from durable_harness.harness.checkers._duplicates import duplicate_checker
 
-check = duplicate_checker("duplicate_media", kind="media", noun="upload")
+check = duplicate_checker("duplicate_media", kind="media", noun="upload", rank=20)

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, pluralise, witness
+from durable_harness.harness.checkers._base import CheckInput, Finding, Witness, checker, pluralise, witness
 from durable_harness.harness.faults import Trigger
 
 
 @checker("faults_fired", "safety")
-def check(inp: CheckInput) -> CheckResult:
+def check(inp: CheckInput) -> Finding:
     unfired = [f for f in inp.faults if f.get("status") == "unfired"]
     idle = [f for f in inp.faults if f.get("status") == "not_exercised"]
     past = [f for f in inp.faults if f.get("status") == "not_reached"]
@@ -31,18 +31,18 @@ def check(inp: CheckInput) -> CheckResult:
             _reach(f) for f in past)
     if unfired:
         what = "; ".join(_reach(f) for f in unfired)
-        return CheckResult("faults_fired", "safety", "unknown", len(unfired),
+        return Finding("unknown", len(unfired),
                            f"{pluralise(len(unfired), 'scheduled fault')} never fired where {'it' if len(unfired) == 1 else 'they'} "
                            f"had to, so the run proves nothing about {'it' if len(unfired) == 1 else 'them'}: {what}{note}",
                            tuple(w for f in unfired for w in _last_on_channel(inp, int(f["index"]))))
     fired = len(inp.faults) - len(idle) - len(past)
     if inp.strict_coverage and (idle or past):
         untested = idle + past
-        return CheckResult("faults_fired", "safety", "unknown", len(untested),
+        return Finding("unknown", len(untested),
                            f"--strict-coverage: {pluralise(len(untested), 'scheduled fault')} did not fire on this "
                            f"candidate's design, so the scenario did not test all it names{note}",
                            tuple(w for f in untested for w in _last_on_channel(inp, int(f["index"]))))
-    return CheckResult("faults_fired", "safety", "pass", 0, f"{fired} of {pluralise(len(inp.faults), 'scheduled fault')} "
+    return Finding("pass", 0, f"{fired} of {pluralise(len(inp.faults), 'scheduled fault')} "
                        f"fired{note}")
 
 

@@ -11,17 +11,17 @@ lie's exit 1 into an exit 2). Ground truth: the notes in the history."""
 from __future__ import annotations
 
 from durable_harness.harness.candidate._claims import INVALID_REPORT
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, pluralise, witness
+from durable_harness.harness.checkers._base import CheckInput, Finding, checker, pluralise, witness
 
 
 @checker("invalid_reports", "safety")
-def check(inp: CheckInput) -> CheckResult:
+def check(inp: CheckInput) -> Finding:
     notes = [e for e in inp.history.of_type("note") if INVALID_REPORT in e.data]
     reports = len(inp.history.of_type("report"))
     if not notes:
-        return CheckResult("invalid_reports", "safety", "pass", 0,
+        return Finding("pass", 0,
                            f"{pluralise(reports, 'recorded report')}, every one a JobReport")
     because = (f"{pluralise(len(notes), 'answer')} to report() {'was' if len(notes) == 1 else 'were'} not a JobReport, "
                f"so the candidate's claims could not be judged then; first: {notes[0].data[INVALID_REPORT]}")
-    return CheckResult("invalid_reports", "safety", "fail", len(notes), because,
+    return Finding("fail", len(notes), because,
                        tuple(witness(e, str(e.data[INVALID_REPORT])) for e in notes[:10]))

@@ -15,14 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from durable_harness.harness.checkers._base import (
-    CheckInput, CheckResult, checker, creation_witnesses, final_report_witness, listed, pluralise,
+    CheckInput, Finding, checker, creation_witnesses, final_report_witness, listed, pluralise,
 )
 
 
-@checker("ledger_mismatches", "safety")
-def check(inp: CheckInput) -> CheckResult:
+@checker("ledger_mismatches", "safety", rank=70)
+def check(inp: CheckInput) -> Finding:
     if inp.claims is None:
-        return CheckResult("ledger_mismatches", "safety", "unknown", 0, "the candidate gave no final report of the job")
+        return Finding("unknown", 0, "the candidate gave no final report of the job")
     mine = inp.workload.job_effects(inp.truth, inp.job)
     effects = {(e.kind, e.id): e for e in mine}
     # A ledger may keep the writes of the job's earlier task versions too (the job's ledger, not the
@@ -53,13 +53,13 @@ def check(inp: CheckInput) -> CheckResult:
     for kind, rid in unknown:
         problems.append(f"{kind} {rid} of this job exists, but no operation in the ledger accounts for it")
     if not problems:
-        return CheckResult("ledger_mismatches", "safety", "pass", 0,
+        return Finding("pass", 0,
                            f"the ledger accounts for all {pluralise(len(effects), 'remote effect')} of the job")
     wits = list(final_report_witness(inp.history, "the final report's ledger"))
     for kind, rid in unknown:
         e = effects[(kind, rid)]
         wits += creation_witnesses(inp.history, e.service, e.route, [rid])
-    return CheckResult("ledger_mismatches", "safety", "fail", len(problems), listed(problems, "; "), tuple(wits))
+    return Finding("fail", len(problems), listed(problems, "; "), tuple(wits))
 
 
 def _remote(what: str, remote_id: Any) -> tuple[str, int] | None:

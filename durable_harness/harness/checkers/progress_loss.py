@@ -20,11 +20,11 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, listed, pluralise, witness
+from durable_harness.harness.checkers._base import CheckInput, Finding, Witness, checker, listed, pluralise, witness
 
 
-@checker("progress_loss", "liveness")
-def check(inp: CheckInput) -> CheckResult:
+@checker("progress_loss", "liveness", rank=110)
+def check(inp: CheckInput) -> Finding:
     job = (str(inp.job["job_id"]), str(inp.job["task_version"]))
     roles = set(inp.workload.roles(inp.job))  # the business steps of the job
     calls: dict[str, list[str]] = defaultdict(list)
@@ -49,10 +49,10 @@ def check(inp: CheckInput) -> CheckResult:
         f"{role} {n}x (a call answered as failed while a fault or an action took effect)"
         for role, n in sorted(excused.items()))) if excused else ""
     if count <= bound:
-        return CheckResult("progress_loss", "liveness", "pass", count,
+        return Finding("pass", count,
                            f"{pluralise(count, 'step')} redone (bound {bound})" + (f": {detail}" if detail else "") + why)
     again = {call_id: role for role, ids in redone.items() for call_id in ids[1 + excused.get(role, 0):]}
-    return CheckResult("progress_loss", "liveness", "fail", count,
+    return Finding("fail", count,
                        f"{pluralise(count, 'business step')} redone, more than the bound of {bound}: {detail}{why}",
                        tuple(_first_sight(inp, again)))
 

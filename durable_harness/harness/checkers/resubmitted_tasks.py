@@ -9,24 +9,24 @@ from collections.abc import Mapping
 from typing import Any
 
 from durable_harness.harness._history import History
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, listed, pluralise, witness
+from durable_harness.harness.checkers._base import CheckInput, Finding, Witness, checker, listed, pluralise, witness
 
 
-@checker("resubmitted_tasks", "safety")
-def check(inp: CheckInput) -> CheckResult:
+@checker("resubmitted_tasks", "safety", rank=80)
+def check(inp: CheckInput) -> Finding:
     job_id, version = str(inp.job["job_id"]), str(inp.job["task_version"])
     sessions = [s for s in inp.truth.get("openai", {}).get("sessions", []) if _belongs(s, job_id, version)]
     if not sessions:
-        return CheckResult("resubmitted_tasks", "safety", "pass", 0, f"no session was created for {job_id} v{version}")
+        return Finding("pass", 0, f"no session was created for {job_id} v{version}")
     task = (sessions[0].get("user_inputs") or [None])[0]
     submissions = sum(1 for s in sessions for text in s.get("user_inputs", []) if text == task)
     count = max(len(sessions) - 1, 0) + max(submissions - len(sessions), 0)
     if count == 0:
-        return CheckResult("resubmitted_tasks", "safety", "pass", 0,
+        return Finding("pass", 0,
                            f"one session ({sessions[0]['id']}) and one submission of the task for {job_id} v{version}")
     because = (f"{job_id} v{version}: {pluralise(len(sessions), 'session')} "
                f"({listed([s['id'] for s in sessions])}) and {pluralise(submissions, 'submission')} of the original task")
-    return CheckResult("resubmitted_tasks", "safety", "fail", count, because, tuple(_witnesses(inp.history, task)))
+    return Finding("fail", count, because, tuple(_witnesses(inp.history, task)))
 
 
 def _belongs(session: Mapping[str, Any], job_id: str, version: str) -> bool:

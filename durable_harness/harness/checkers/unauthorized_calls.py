@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from durable_harness.harness._history import History
 from durable_harness.harness.checkers._authority import Authority, Request, requests_of, tool_of
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, Witness, checker, pluralise, witness
+from durable_harness.harness.checkers._base import CheckInput, Finding, Witness, checker, pluralise, witness
 from durable_harness.harness.checkers._writers import stale_writes
 
 _NOT_GIVEN = ("unknown", "wrong-password")
 
 
-@checker("unauthorized_calls", "safety")
-def check(inp: CheckInput) -> CheckResult:
+@checker("unauthorized_calls", "safety", rank=40)
+def check(inp: CheckInput) -> Finding:
     authority = Authority(inp.history, inp.truth, inp.job)
     mine = {(e.kind, e.id) for e in inp.workload.effects(inp.truth) if e.job_id == str(inp.job["job_id"])}
     findings: list[tuple[Request, str, list[Witness]]] = []
@@ -47,7 +47,7 @@ def check(inp: CheckInput) -> CheckResult:
                          [witness(stale.other, f"{stale.other.process} wrote for the job")]))
     findings.sort(key=lambda f: f[0].entry.index)
     if not findings:
-        return CheckResult("unauthorized_calls", "safety", "pass", 0,
+        return Finding("pass", 0,
                            "every side-effecting request had the authority it needed when it was made")
     first = findings[0]
     because = (f"{pluralise(len(findings), 'request')} without authority; first: op {first[0].entry.op} "
@@ -57,7 +57,7 @@ def check(inp: CheckInput) -> CheckResult:
         witnesses.append(witness(request.entry, f"op {request.entry.op} {request.method} {request.service}"
                                                 f"{request.route}: {why}"))
         witnesses += [w for w in extra if w not in witnesses]
-    return CheckResult("unauthorized_calls", "safety", "fail", len(findings), because, tuple(witnesses))
+    return Finding("fail", len(findings), because, tuple(witnesses))
 
 
 def _judge(request: Request, authority: Authority, mine: set[tuple[str, int]], discovered: set[str],

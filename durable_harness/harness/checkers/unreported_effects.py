@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, creation_witnesses, listed, pluralise
+from durable_harness.harness.checkers._base import CheckInput, Finding, checker, creation_witnesses, listed, pluralise
 from durable_harness.harness.workloads import Effect
 
 
 @checker("unreported_effects", "safety")
-def check(inp: CheckInput) -> CheckResult:
+def check(inp: CheckInput) -> Finding:
     job = (str(inp.job["job_id"]), str(inp.job["task_version"]))
     calls = [c for c in inp.truth.get("openai", {}).get("tool_calls", [])
              if (str(c.get("job_id")), str(c.get("task_version"))) == job and c.get("role")]
@@ -32,13 +32,13 @@ def check(inp: CheckInput) -> CheckResult:
                   and (no_answer_from is None or float(c.get("issued_at") or 0.0) > no_answer_from)]
     with_effects = sum(1 for _c, effects in owners if effects)
     if not unreported:
-        return CheckResult("unreported_effects", "safety", "pass", 0,
+        return Finding("pass", 0,
                            f"every call whose effect happened got its result ({pluralise(with_effects, 'call')} with effects)")
     detail = listed([f"{c.get('name')} {c.get('call_id')} ({c.get('role')}) in {c.get('turn_id')}: "
                      f"{listed([f'{e.kind} {e.id}' for e in effects])}" for c, effects in unreported], "; ")
     wits = [w for _c, effects in unreported for e in effects
             for w in creation_witnesses(inp.history, e.service, e.route, [e.id])]
-    return CheckResult("unreported_effects", "safety", "fail", len(unreported),
+    return Finding("fail", len(unreported),
                        f"{pluralise(len(unreported), 'call')} never got the result of a side effect that happened: {detail}",
                        tuple(wits))
 

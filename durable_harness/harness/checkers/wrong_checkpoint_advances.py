@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from durable_harness.harness._history import Entry
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, pluralise, witness
+from durable_harness.harness.checkers._base import CheckInput, Finding, checker, pluralise, witness
 
 
-@checker("wrong_checkpoint_advances", "safety")
-def check(inp: CheckInput) -> CheckResult:
+@checker("wrong_checkpoint_advances", "safety", rank=50)
+def check(inp: CheckInput) -> Finding:
     workload, version = inp.workload, str(inp.job["task_version"])
     phases = workload.phases
     wrong: list[tuple[Entry, str]] = []
@@ -46,8 +46,8 @@ def check(inp: CheckInput) -> CheckResult:
     note = (f" (phases outside the {workload.name} vocabulary not judged: {', '.join(sorted(unjudged))})"
             if unjudged else "")
     if not wrong:
-        return CheckResult("wrong_checkpoint_advances", "safety", "pass", 0,
+        return Finding("pass", 0,
                            f"{pluralise(len(reports), 'reported checkpoint')} backed by ground truth{note}")
     because = f"{pluralise(len(wrong), 'checkpoint')} not backed by ground truth; first: {wrong[0][1]}{note}"
-    return CheckResult("wrong_checkpoint_advances", "safety", "fail", len(wrong), because,
+    return Finding("fail", len(wrong), because,
                        tuple(witness(e, why) for e, why in wrong[:10]))

@@ -5,21 +5,21 @@ a constant: a candidate that does nothing and claims the scenario's expected out
 
 from __future__ import annotations
 
-from durable_harness.harness.checkers._base import CheckInput, CheckResult, checker, final_report_witness
+from durable_harness.harness.checkers._base import CheckInput, Finding, checker, final_report_witness
 
 
-@checker("wrong_outcome", "safety")
-def check(inp: CheckInput) -> CheckResult:
+@checker("wrong_outcome", "safety", rank=100)
+def check(inp: CheckInput) -> Finding:
     world = inp.world_outcome
     if inp.claims is None:
-        return CheckResult("wrong_outcome", "safety", "unknown", 0,
+        return Finding("unknown", 0,
                            f"the world shows {world.outcome!r}, but the candidate gave no final report")
     claimed = inp.claims.get("outcome")
     if claimed == "running":  # not a classification yet; stuck_jobs judges a job that never settles
-        return CheckResult("wrong_outcome", "safety", "unknown", 0,
+        return Finding("unknown", 0,
                            f"the job never settled (still 'running'); the world shows {world.outcome!r}")
     if claimed == world.outcome:
-        return CheckResult("wrong_outcome", "safety", "pass", 0, f"outcome {claimed!r}, as the world shows: {world.because}")
+        return Finding("pass", 0, f"outcome {claimed!r}, as the world shows: {world.because}")
     wits = final_report_witness(inp.history, f"final report claims outcome {claimed!r}")
-    return CheckResult("wrong_outcome", "safety", "fail", 1,
+    return Finding("fail", 1,
                        f"claimed outcome {claimed!r}, but the world shows {world.outcome!r}: {world.because}", wits)

@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import os
 
-from durable_harness.harness.checkers import CheckInput, CheckResult, checker, witness
+from durable_harness.harness.checkers import CheckInput, Finding, checker, failed, passed, witness
 
 
 @checker("wordpress_request_budget", "liveness")
-def check(inp: CheckInput) -> CheckResult:
+def check(inp: CheckInput) -> Finding:
     budget = int(os.environ.get("DH_WORDPRESS_BUDGET") or 200)
     sent = [e for e in inp.history.of_type("invoke") if e.data.get("service") == "wordpress"
             and str(e.process).startswith("worker-")]
     if len(sent) <= budget:
-        return CheckResult("wordpress_request_budget", "liveness", "pass", len(sent),
-                           f"{len(sent)} WordPress requests, within the budget of {budget}")
+        return passed(f"{len(sent)} WordPress requests, within the budget of {budget}", len(sent))
     first = sent[budget]
-    return CheckResult("wordpress_request_budget", "liveness", "fail", len(sent) - budget,
-                       f"{len(sent)} WordPress requests, {len(sent) - budget} beyond the budget of {budget}",
-                       (witness(first, f"request {budget + 1}: {first.data.get('method')} wordpress{first.data.get('route')}"),))
+    return failed(len(sent) - budget, f"{len(sent)} WordPress requests, {len(sent) - budget} beyond the budget of {budget}",
+                  [witness(first, f"request {budget + 1}: {first.data.get('method')} wordpress{first.data.get('route')}")])
