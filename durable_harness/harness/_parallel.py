@@ -86,11 +86,10 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
 def _share_the_zygote(candidate: str) -> None:
     """The workers fork their candidate's instances from this process's zygote (``DH_ZYGOTE``),
     started once here rather than once in each worker: they inherit the variable."""
-    from durable_harness.harness._run import in_process
-    from durable_harness.harness.candidate import is_command
     from durable_harness.harness.candidate._zygote import share_zygote
+    from durable_harness.harness.drivers import driver_kind
 
-    if not is_command(candidate) and not in_process():
+    if driver_kind(candidate).zygote:
         share_zygote()
 
 

@@ -33,14 +33,11 @@ from durable_harness.harness._seeds import MAX_SEED
 from durable_harness.harness._signals import raise_if_pending
 from durable_harness.harness._workers import Workers
 from durable_harness.harness._world import World
-from durable_harness.harness.candidate import (
-    OUTCOMES, CandidateFailed, Driver, InProcessDriver, ProcessDriver, is_command, parse_command,
-    resolve_candidate,
-)
-from durable_harness.harness.candidate._forked import ForkedDriver, bounds_from_environment
+from durable_harness.harness.candidate import OUTCOMES, CandidateFailed, Driver
 from durable_harness.harness.candidate._probe import probe_candidate
 from durable_harness.harness.candidate._sdk_time import sdk_webhooks_on_virtual_time
 from durable_harness.harness.checkers import CheckInput, CheckResult, run_checkers
+from durable_harness.harness.drivers import driver_kind
 from durable_harness.harness.faults import get_fault_kind
 from durable_harness.harness.scenario import Scenario
 from durable_harness.harness.verdict import Judgement
@@ -76,9 +73,10 @@ def candidate_next(candidate: str, environ: Mapping[str, str] = os.environ) -> s
     raw = (environ.get(NEXT_ENV) or "").strip()
     if not raw:
         return None
-    if is_command(raw) != is_command(candidate):
+    family = driver_kind(candidate, environ).family
+    if driver_kind(raw, environ).family != family:
         raise ValueError(f"--candidate-next {raw!r}: a deploy replaces {candidate!r} by the same driver: give "
-                         f"{'a cmd: command line' if is_command(candidate) else 'a Python candidate'}")
+                         f"{'a cmd: command line' if family == 'process' else 'a Python candidate'}")
     return raw
 
 
@@ -115,7 +113,7 @@ def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_di
         world: World | None = None
         interrupted = False
         try:
-            world = World(scenario, seed, workdir, time_scale=time_scale() if is_command(candidate) else None)
+            world = World(scenario, seed, workdir, time_scale=time_scale() if driver_kind(candidate).real_time else None)
             if forks is not None:
                 forks.attach(world)
             with world.lock, sdk_webhooks_on_virtual_time(world.clock), world.sdk_retries():
@@ -349,7 +347,7 @@ def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execu
         unrunnable = driver_problem(scenario, candidate)
         if unrunnable is not None:
             raise CandidateFailed(unrunnable, setup=True)
-        if is_command(candidate) or wants_postgres(os.environ):  # worker processes share a PostgreSQL database
+        if driver_kind(candidate).shared_database or wants_postgres(os.environ):  # workers share a PostgreSQL database
             scratch = _scratch_database(world, scenario)
         workers = world.workers = Workers(world, [_driver(world, candidate, f"worker-{n}")
                                                   for n in range(1, scenario.workers + 1)])
@@ -409,7 +407,7 @@ def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execu
 
 def driver_problem(scenario: Scenario, candidate: str) -> str | None:
     """Why the driver this candidate needs cannot run this scenario (None: it can)."""
-    driver = "process" if is_command(candidate) else "python"
+    driver = driver_kind(candidate).family
     for i, fault in enumerate(scenario.faults):
         cls = get_fault_kind(fault.kind)
         if cls.drivers is not None and driver not in cls.drivers:
@@ -423,19 +421,10 @@ def driver_problem(scenario: Scenario, candidate: str) -> str | None:
 
 
 def _driver(world: World, candidate: str, worker_id: str = "worker-1") -> Driver:
-    """A Python factory runs in a child process of its own (the forked driver), or in the harness's
-    own process when ``DH_IN_PROCESS=1`` (for a debugger: no containment then); ``cmd:<command line>``
-    is a process of its own making (the process driver)."""
-    if is_command(candidate):
-        return ProcessDriver(parse_command(candidate), world, worker_id=worker_id)
-    if in_process():
-        return InProcessDriver(resolve_candidate(candidate), world.env, world.clock, world.history, worker_id=worker_id)
-    return ForkedDriver(candidate, world, worker_id=worker_id, **bounds_from_environment(os.environ))
-
-
-def in_process() -> bool:
-    """Whether Python candidates run inside the harness's process (``DH_IN_PROCESS=1``; default: forked)."""
-    return os.environ.get("DH_IN_PROCESS", "") == "1"
+    """The driver the candidate's kind makes (``harness.drivers``): a Python factory in a child
+    process of its own, or in the harness's own process with ``DH_IN_PROCESS=1`` (for a debugger:
+    no containment then); ``cmd:<command line>``, a process of its own making."""
+    return driver_kind(candidate).make(world, candidate, worker_id)
 
 
 def _quiesce_until(scenario: Scenario, clock: Any) -> float:

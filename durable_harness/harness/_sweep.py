@@ -23,7 +23,7 @@ from durable_harness.harness._history import History
 from durable_harness.harness._run import run_once
 from durable_harness.harness._rundoc import write_run
 from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
-from durable_harness.harness.candidate import is_command
+from durable_harness.harness.drivers import driver_kind
 from durable_harness.harness.faults import Trigger
 from durable_harness.harness.scenario import FaultSpec, Scenario
 
@@ -100,7 +100,7 @@ def point_scenario(base: Scenario, point: SweepPoint, real_time: bool = False) -
 def run_point(base: Scenario, point: SweepPoint, candidate: str, seed: int | None = None,
               out_dir: Path | None = None) -> dict[str, Any]:
     """One point's run; its reproduce command reruns just this point."""
-    scenario = point_scenario(base, point, real_time=is_command(candidate))
+    scenario = point_scenario(base, point, real_time=driver_kind(candidate).real_time)
     seed = base.default_seed if seed is None else seed  # the base's seed: the run up to the crash is the clean run
     folder = out_dir / scenario.id if out_dir is not None else None
     doc, _history = run_once(scenario, candidate, seed, folder)

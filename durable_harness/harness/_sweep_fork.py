@@ -48,16 +48,16 @@ from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
 from durable_harness.harness._libc import libc
 from durable_harness.harness._parallel import SWEEP_JOBS, default_jobs
-from durable_harness.harness._run import RunInterrupted, harness_error_doc, in_process, run_once, save_run
+from durable_harness.harness._run import RunInterrupted, harness_error_doc, run_once, save_run
 from durable_harness.harness._rundoc import write_run
 from durable_harness.harness._scratch import make_scratch
 from durable_harness.harness._sweep import (
     POINTS, SweepError, SweepPoint, clean_run_failed, clean_scenario, point_reproduce, point_scenario, points_of,
 )
-from durable_harness.harness.candidate import is_command
 from durable_harness.harness.candidate._forked import ForkedDriver, network_from_environment
 from durable_harness.harness.candidate._probe import probe_candidate
 from durable_harness.harness.candidate._zygote import _REAPED, instances_cpu_s, share_with_this_fork, zygote
+from durable_harness.harness.drivers import driver_kind
 from durable_harness.harness.faults import FaultContext, get_fault_kind
 from durable_harness.harness.scenario import Scenario
 
@@ -73,8 +73,8 @@ SWEEP_FORK = "DH_SWEEP_FORK"  # "0": every point from scratch, even where forkin
 
 def applies(base: Scenario, candidate: str) -> bool:
     """Whether the points of ``base`` can be forked from its clean run (see the module's doc)."""
-    return (hasattr(os, "fork") and os.environ.get(SWEEP_FORK, "") != "0" and not is_command(candidate)
-            and not in_process() and base.workers == 1 and not base.actions
+    return (hasattr(os, "fork") and os.environ.get(SWEEP_FORK, "") != "0" and driver_kind(candidate).forks_sweep
+            and base.workers == 1 and not base.actions
             and network_from_environment(os.environ) == "none")
 
 

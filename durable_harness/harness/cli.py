@@ -36,7 +36,7 @@ from durable_harness.harness._cli_parser import build_parser
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._progress import Progress
 from durable_harness.harness._shard import Shard, ShardError, parse_shard, select
-from durable_harness.harness.candidate import CandidateSpecError, is_command
+from durable_harness.harness.candidate import CandidateSpecError
 from durable_harness.harness.candidate._probe import probe_candidate
 from durable_harness.harness.verdict import EXIT_MEANING, worst_exit
 
@@ -321,9 +321,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not scenarios:
         raise ScenarioError("no scenario files found; give --scenario PATH")
     _check_candidate(args.candidate)
-    if args.check_determinism and is_command(args.candidate):
-        raise UsageError("--check-determinism needs the in-process driver: a process candidate runs in real time, "
-                         "which is not byte-deterministic")
+    if args.check_determinism and not _kind(args.candidate).deterministic:
+        raise UsageError(f"--check-determinism needs a deterministic driver: {args.candidate!r} runs on the "
+                         f"{_kind(args.candidate).name} driver, in real time, which is not byte-deterministic")
     scenarios = _slice(scenarios, lambda s: (s.id, s.default_seed if args.seed is None else args.seed, args.candidate),
                        shard, "scenarios")
     report: Path = args.report
@@ -486,7 +486,13 @@ def run_jobs(asked: int | None, candidate: str) -> int:
         return asked
     from durable_harness.harness._parallel import default_jobs
 
-    return 1 if is_command(candidate) else default_jobs()
+    return default_jobs() if _kind(candidate).parallel else 1
+
+
+def _kind(candidate: str) -> Any:
+    from durable_harness.harness.drivers import driver_kind
+
+    return driver_kind(candidate)
 
 
 def _in_slice(p: Any, point: Any, shard: Shard | None) -> bool:

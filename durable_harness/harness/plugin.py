@@ -93,11 +93,10 @@ def pytest_configure(config: pytest.Config) -> None:
         check_settings()
     except ValueError as err:
         raise pytest.UsageError(str(err)) from None
-    from durable_harness.harness._run import in_process
-    from durable_harness.harness.candidate import is_command
     from durable_harness.harness.candidate._zygote import share_zygote
+    from durable_harness.harness.drivers import driver_kind
 
-    if not is_command(str(candidate or "reference")) and not in_process():
+    if driver_kind(str(candidate or "reference")).zygote:
         share_zygote()
 
 

@@ -30,13 +30,12 @@ __all__ = [
     "candidate_digest",
     "candidate_names",
     "describe_candidate",
-    "is_command",
     "parse_command",
     "resolve_candidate",
 ]
 
 _WHERE = {
-    **dict.fromkeys(("CandidateCommand", "is_command", "parse_command"), "durable_harness.harness.candidate._command"),
+    **dict.fromkeys(("CandidateCommand", "parse_command"), "durable_harness.harness.candidate._command"),
     **dict.fromkeys(("CAPABILITIES", "CandidateFailed", "Driver"), "durable_harness.harness.candidate._driver"),
     "InProcessDriver": "durable_harness.harness.candidate._inprocess",
     "ProcessDriver": "durable_harness.harness.candidate._process",

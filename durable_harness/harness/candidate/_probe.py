@@ -5,7 +5,9 @@ of its source.
 A candidate's module may do anything when imported (``os._exit(0)``, an endless loop, patching the
 harness): the harness must not be the process that imports it. The probe's answer is kept for the
 life of the harness's process (what runs is what was read then, as ``candidate_digest`` says).
-``DH_IN_PROCESS=1`` (a debugger's mode, no containment) looks in the harness's own process.
+A driver kind whose instances are not forked from the zygote (``DH_IN_PROCESS=1``, a debugger's
+mode without containment; a process, whose code the harness never imports) looks in the harness's
+own process.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import signal
 from dataclasses import dataclass
 
 from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv
-from durable_harness.harness.candidate._command import is_command
 from durable_harness.harness.candidate._spec import (
     CandidateSpecError, candidate_digest, precheck_candidate, resolve_candidate,
 )
@@ -43,11 +44,13 @@ def probe_candidate(spec: str) -> Probe:
     if spec in _SEEN:
         return _SEEN[spec]
     precheck_candidate(spec)  # a typo is refused at once, before a child starts
-    if is_command(spec) or os.environ.get("DH_IN_PROCESS", "") == "1":
+    from durable_harness.harness.drivers import driver_kind
+
+    if driver_kind(spec).zygote:
+        probe = _in_a_child(spec)
+    else:
         resolve_candidate(spec)
         probe = Probe(candidate_digest(spec))
-    else:
-        probe = _in_a_child(spec)
     _SEEN[spec] = probe
     return probe
 

@@ -7,8 +7,9 @@ durable_harness.candidates.mutant_family:FAMILY``: ``--candidate mutant:blind-re
 path, ``package.module:factory``, imported with the working directory on the import path (as
 ``python -m`` does), so a control plane in the current checkout needs no install.
 
-``cmd:<command line>`` names a candidate that is a process (``_command``; the process driver runs
-it): it resolves to a stand-in that says so, once its program is found.
+Which driver runs a spec is its ``DriverKind``'s to say (``harness.drivers``): the functions here
+ask it, and those named ``python_*`` are what the Python kinds do. ``cmd:<command line>`` names a
+candidate that is a process (``_command``): it resolves to a stand-in that says so.
 
 ``candidate_digest`` is a sha256 over the source files of the factory's top-level package (or its
 module, when it is not in a package): reports carry it, so runs of different code never mix.
@@ -24,12 +25,14 @@ import sys
 from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from durable_harness.harness.candidate._command import command_digest, is_command, parse_command
+if TYPE_CHECKING:
+    from durable_harness.harness.drivers import DriverKind
+
 
 __all__ = ["ENTRY_POINT_GROUP", "CandidateSpecError", "candidate_digest", "candidate_names", "describe_candidate",
-           "resolve_candidate"]
+           "precheck_candidate", "python_digest", "python_factory", "python_precheck", "resolve_candidate"]
 
 ENTRY_POINT_GROUP = "durable_harness.candidates"
 _MAX_FILES = 5000
@@ -79,9 +82,36 @@ def candidate_names() -> list[str]:
 
 
 def resolve_candidate(spec: str) -> Callable[[Any], Any]:
+    """The candidate's factory (a process's stand-in, which says it is one); ``CandidateSpecError``
+    when ``spec`` names nothing runnable."""
     precheck_candidate(spec)
-    if is_command(spec):
-        return _process_stand_in(spec)
+    return _kind(spec).resolve(spec)
+
+
+def precheck_candidate(spec: str) -> None:
+    """What can be refused without importing any candidate's code (at once, before a probe's child
+    starts): an empty spec, and what the spec's driver kind refuses by itself."""
+    if not isinstance(spec, str) or not spec:
+        raise CandidateSpecError(f"--candidate {spec!r} is empty; give a registered name or package.module:factory")
+    _kind(spec).precheck(spec)
+
+
+@functools.cache
+def candidate_digest(spec: str) -> str | None:
+    """sha256 of the candidate's code, as its driver kind reads it (taken once per process, when the
+    code is first read: what runs is what was read then)."""
+    precheck_candidate(spec)
+    return _kind(spec).digest(spec)
+
+
+def _kind(spec: str) -> DriverKind:
+    from durable_harness.harness.drivers import driver_kind
+
+    return driver_kind(spec)
+
+
+def python_factory(spec: str) -> Callable[[Any], Any]:
+    """A Python candidate's factory: a registered name, a family's member, or ``package.module:factory``."""
     registered = _entry_points()
     family, sep, member = spec.partition(":")
     if spec in registered:
@@ -97,14 +127,10 @@ def resolve_candidate(spec: str) -> Callable[[Any], Any]:
     return _import(spec)
 
 
-def precheck_candidate(spec: str) -> None:
-    """What can be refused without importing any candidate's code (at once, before a probe's child
-    starts): an empty spec, a name no entry point registers, a member its family does not have
-    (a family lists its members without importing them), a spec that is not ``package.module:factory``."""
-    if not isinstance(spec, str) or not spec:
-        raise CandidateSpecError(f"--candidate {spec!r} is empty; give a registered name or package.module:factory")
-    if is_command(spec):
-        return
+def python_precheck(spec: str) -> None:
+    """A Python spec refused without importing its code: a name no entry point registers, a member its
+    family does not have (a family lists its members without importing them), a spec that is not
+    ``package.module:factory``."""
     registered = _entry_points()
     family, sep, member = spec.partition(":")
     if spec in registered:
@@ -139,29 +165,12 @@ def _callable(spec: str, target: Any, where: str | None = None) -> Callable[[Any
     return target  # type: ignore[no-any-return]
 
 
-def _process_stand_in(spec: str) -> Callable[[Any], Any]:
-    """What ``resolve_candidate`` gives for ``cmd:``: proof that the command can start, not a factory."""
-    try:
-        command = parse_command(spec)
-        from durable_harness.harness._realtime import time_scale
-
-        time_scale()
-    except ValueError as err:
-        raise CandidateSpecError(str(err)) from None
-
-    def process(env: Any) -> Any:
-        raise CandidateSpecError(f"--candidate {spec!r} is a process; the process driver runs it, not a factory")
-
-    process.__doc__ = f"a process: {command.line}"
-    return process
-
-
 def describe_candidate(spec: str) -> str:
     """One line about a candidate: what its family says of it (a family mapping may offer
     ``describe(member)``, so that listing does not import every member), a family member's ``bug``,
     or its factory's docstring."""
     family, sep, member = spec.partition(":")
-    if sep and not is_command(spec) and family in _entry_points():
+    if sep and _kind(spec).family == "python" and family in _entry_points():
         describe = getattr(_load(family), "describe", None)
         if callable(describe):
             try:
@@ -176,16 +185,10 @@ def describe_candidate(spec: str) -> str:
     return doc[0] if doc else ""
 
 
-@functools.cache
-def candidate_digest(spec: str) -> str | None:
-    """sha256 of the candidate's source: its factory's top-level package, or its module file, and the
-    factory it names (two candidates of one package, the reference and a mutant, differ). Taken
-    once per process, when the code is first imported: what runs is what was read then. A process
-    candidate's digest covers its command line and the source files it names."""
-    if is_command(spec):
-        resolve_candidate(spec)
-        return command_digest(spec)
-    factory = resolve_candidate(spec)
+def python_digest(spec: str) -> str | None:
+    """sha256 of a Python candidate's source: its factory's top-level package, or its module file, and
+    the factory it names (two candidates of one package, the reference and a mutant, differ)."""
+    factory = python_factory(spec)
     owner = getattr(factory, "__self__", None)
     module_name = getattr(owner if owner is not None and not isinstance(owner, type) else factory, "__module__", None)
     module = sys.modules.get(str(module_name)) if module_name else None
