@@ -1,6 +1,7 @@
 """What the registries and the code hold is in the docs: every fault kind has its row in
 docs/scenarios.md, every checker its row in the README's counters, every action kind its name in
-docs/scenarios.md, and every environment variable the harness reads its row in docs/ci.md."""
+docs/scenarios.md, every driver kind its name in docs/contract.md, and every environment variable the
+harness reads its row in docs/ci.md."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from durable_harness.harness.actions import action_kinds
 from durable_harness.harness.checkers import checker_names
+from durable_harness.harness.drivers import driver_kinds
 from durable_harness.harness.faults._registry import fault_kinds
 
 REPO = Path(__file__).parents[2]
@@ -27,6 +29,11 @@ def test_every_checker_has_a_row_in_the_readme() -> None:
 def test_every_action_kind_is_named_in_the_scenario_docs() -> None:
     docs = (REPO / "docs" / "scenarios.md").read_text()
     assert [a for a in action_kinds() if f"`{a}`" not in docs] == []
+
+
+def test_every_driver_kind_is_named_in_the_contract() -> None:
+    drivers = (REPO / "docs" / "contract.md").read_text().split("## Drivers", 1)[1].split("\n## ", 1)[0]
+    assert [k.name for k in driver_kinds() if f"`{k.name}`" not in drivers] == []
 
 
 def test_every_environment_variable_the_harness_reads_has_a_row_in_the_ci_docs() -> None:
