@@ -1,8 +1,8 @@
 """Every simulated service of one run, served on loopback, with the gate on the server side.
 
 The process driver's candidate reaches the world over real sockets: each service gets a uvicorn
-server on ``127.0.0.1`` and an ephemeral port, all on one event loop in one thread, started and
-stopped by the run. Each request is handed, as an ``httpx.Request`` for the service's own host,
+server on ``127.0.0.1`` and an ephemeral port, all on one event loop in one thread, started by
+the world for one worker (``_serving``) and stopped when that worker's driver closes. Each request is handed, as an ``httpx.Request`` for the service's own host,
 to ``Gate.dispatch``: the very code the in-process transport runs, so every fault fires where it
 does in-process (before delivery, after the service committed, per SSE event) and every request is
 recorded the same way. What the gate decides is then carried out on the connection:

@@ -1,10 +1,10 @@
 """The network between a candidate process and the services: a Toxiproxy proxy in front of each.
 
-When a scenario has a ``toxic`` fault, the process driver puts one proxy in front of each
-service's loopback server (``front``) and gives the candidate the proxies' addresses; the fault's
-effect (``apply``) adds a toxic to a service's proxy, or takes the proxy down (``type: down``:
-``enabled: false``, its connections dropped and new ones refused), for ``for_s`` scenario seconds
-or to the end of the run. The proxies are the embedded Toxiproxy-compatible server's
+When a scenario has a ``toxic`` fault, the world puts one proxy in front of each service's
+loopback server (``front``, through ``_serving``) and gives the candidate the proxies' addresses;
+the fault's effect (``apply``) adds a toxic to a service's proxy, or takes the proxy down (``type:
+down``: ``enabled: false``, its connections dropped and new ones refused), for ``for_s`` scenario
+seconds or to the end of the run. The proxies are the embedded Toxiproxy-compatible server's
 (``durable_harness.fakes.toxiproxy``, seeded from the run), or a real Toxiproxy's at a URL
 (``--toxiproxy URL``, or ``DURABLE_HARNESS_TOXIPROXY``); either is driven through the
 ``toxiproxy-python`` client, as a team's own tests would drive it.

@@ -12,7 +12,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -24,7 +24,7 @@ from durable_harness.harness._seeds import component_random
 from durable_harness.harness._nemesis import Nemesis
 from durable_harness.harness._realtime import RealTimeClock, WorldLock
 from durable_harness.harness._webhook_delivery import WebhookDelivery
-from durable_harness.harness.candidate import CandidateCrashed, CandidateEnv, Driver, ServiceEndpoint
+from durable_harness.harness.candidate import CandidateCrashed, CandidateEnv, Driver
 from durable_harness.harness.candidate._env import build_env, env_data
 from durable_harness.harness.candidate._sdk_time import patch_here, sdk_retries_on_virtual_time
 from durable_harness.harness.actions import get_action_kind
@@ -33,6 +33,9 @@ from durable_harness.harness.faults import RequestFault, get_fault_kind
 from durable_harness.harness.scenario import Scenario
 from durable_harness.harness.services import BuiltService, ServiceContext, services
 from durable_harness.harness.workloads import get_workload
+
+if TYPE_CHECKING:
+    from durable_harness.harness._serving import Served
 
 __all__ = ["CandidateClockView", "World"]
 
@@ -219,16 +222,33 @@ class World:
         if after_s - before_s >= 60:  # small waits are noise; long jumps explain timelines
             self.history.append(after_s, "clock", "world", {"from_s": round(before_s, 6), "to_s": round(after_s, 6)})
 
-    def serve_at(self, bases: Mapping[str, str]) -> None:
-        """Point the candidate's endpoints at the servers of the services (by host: ``{"wordpress.dh.test":
-        "http://127.0.0.1:41234"}``), as the process driver serves them on loopback."""
-        for built in self.services.values():
-            old, new = f"http://{built.fake.host}", bases[built.fake.host]
-            e = built.endpoint
-            built.endpoint = ServiceEndpoint(url=new + e.url[len(old):] if e.url.startswith(old) else e.url,
-                                             credentials=e.credentials, variables={
-                                                 k: new + v[len(old):] if v.startswith(old) else v
-                                                 for k, v in e.variables.items()})
+    def serve(self, worker_id: str, on_crash: Callable[[CandidateCrashed], None]) -> Served:
+        """Serve the services to candidate process ``worker_id`` on loopback servers of its own (the
+        port says whose request it is), each behind a Toxiproxy proxy when a fault of the scenario acts
+        on the network: ``toxic`` faults then act on those proxies, and the heal lifts them. ``on_crash``
+        kills the candidate at a crash point. Its driver closes what it was served (``Served.close``)."""
+        from durable_harness.harness._serving import serve
+
+        if not isinstance(self.clock, RealTimeClock):
+            raise HarnessError("a world on virtual time cannot be served on loopback: "
+                               "make it with World(time_scale=...)")
+        proxied = None
+        if any(get_fault_kind(f.kind).network for f in self.scenario.faults):
+            proxied = {name: b.fake.host for name, b in self.services.items()}
+        served = serve(self.gate, self.clock, worker_id, on_crash, proxied=proxied, seed=self.seed)
+        if served.network is not None:
+            self.nemesis.effects["toxic"] = served.toxic
+            self.nemesis.on_heal.append(served.network.heal)
+        return served
+
+    @property
+    def requests(self) -> int:
+        """Requests the gate has handled so far, every worker's."""
+        return self.gate.requests
+
+    def mutations(self) -> int:
+        """Committed changes of the services' state so far: the world changed when this did."""
+        return sum(b.fake.mutations() for b in self.services.values())
 
     def database_url(self) -> str:
         """The candidate's store: SQLite beside the run, or the workers' shared database when one was made."""

@@ -17,7 +17,7 @@ import pytest
 
 from durable_harness.harness._run import run_once
 from durable_harness.harness.candidate import _child, _forked
-from durable_harness.harness.candidate._pipe import recv
+from durable_harness.harness.candidate._pipe import InstanceKind, ZygoteKind, frame, recv
 from durable_harness.harness.scenario import load_scenario
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
@@ -46,8 +46,8 @@ def test_verifying_a_webhook_asks_the_harness_nothing(monkeypatch: pytest.Monkey
     doc, _ = run_once(load_scenario(SCENARIOS / "forged-webhook-mid-step.yaml"), "reference")
     assert (doc["verdict"], doc["error"]) == ("pass", None), doc["reproduce"]
     assert calls["receive_webhook"] >= 5  # each verified with the SDK, on the run's clock
-    assert heard["sdk"] == 0, heard
-    assert heard["http"] > 0 and heard["close_stream"] > 0
+    assert heard[InstanceKind.SDK_CLOCK] == 0, heard
+    assert heard[InstanceKind.REQUEST] > 0 and heard[InstanceKind.STREAM_CLOSED] > 0
 
 
 def test_the_sdks_time_is_what_the_harness_last_said_or_asked_for() -> None:
@@ -55,10 +55,10 @@ def test_the_sdks_time_is_what_the_harness_last_said_or_asked_for() -> None:
     try:
         link = _child._Link(ours)
         sdk = _child._PipeSdkTime(link, "webhooks")
-        link._heard({"k": "call", "t": [12.5, 1_700_000_012], "st": {"webhooks": 1_700_000_012.0}})
+        link._heard({"k": InstanceKind.CALL, "t": [12.5, 1_700_000_012], "st": {"webhooks": 1_700_000_012.0}})
         assert sdk.time() == 1_700_000_012.0
         assert select.select([theirs], [], [], 0)[0] == []  # asked nothing
-        link._heard({"k": "call", "t": [13.0, 1_700_000_013]})  # the scenario's SDK is on the wall clock now
+        link._heard({"k": InstanceKind.CALL, "t": [13.0, 1_700_000_013]})  # the scenario's SDK is on the wall clock now
         assert link.sdk_times == {}
     finally:
         ours.close()
@@ -69,11 +69,17 @@ def test_a_message_that_needs_no_answer_goes_with_the_next_in_one_write() -> Non
     ours, theirs = socket.socketpair()
     try:
         link = _child._Link(ours)
-        link.notify({"k": "close_stream", "s": 3})
+        link.notify({"k": InstanceKind.STREAM_CLOSED, "s": 3})
         assert select.select([theirs], [], [], 0)[0] == []  # nobody woken for it alone
-        link.send({"k": "result", "v": None})
-        assert [recv(theirs, 1.0)[0]["k"] for _ in range(2)] == ["close_stream", "result"]
+        link.send({"k": InstanceKind.RESULT, "v": None})
+        assert [recv(theirs, 1.0)[0]["k"] for _ in range(2)] == [InstanceKind.STREAM_CLOSED, InstanceKind.RESULT]
         assert select.select([theirs], [], [], 0)[0] == []
     finally:
         ours.close()
         theirs.close()
+
+
+
+def test_a_kind_goes_on_the_pipe_as_the_bare_string_it_names() -> None:
+    for kind in [*InstanceKind, *ZygoteKind]:
+        assert frame({"k": kind, "v": [kind]}) == frame({"k": kind.value, "v": [kind.value]}), kind

@@ -294,7 +294,8 @@ def test_check_determinism_is_refused_for_a_process_in_one_line(tmp_path: Path,
     code = main(["run", "--candidate", f"cmd:{NODE_EXAMPLE}", "--check-determinism", "--scenario", str(BASELINE),
                  "--report", str(tmp_path)])
     err = capsys.readouterr().err
-    assert code == 3 and err.count("\n") == 1 and "--check-determinism needs the in-process driver" in err
+    assert code == 3 and err.count("\n") == 1 and "--check-determinism needs a deterministic driver" in err
+    assert "on the process driver, in real time" in err
 
 
 def test_the_first_step_reads_the_time_the_harness_said(tmp_path: Path, mark: str) -> None:

@@ -172,7 +172,7 @@ def test_a_fork_killed_mid_exchange_with_the_zygote_leaves_the_parents_pipe_whol
     """A fork (a crash point) talks to the zygote on a pipe of its own: if it dies between asking
     and reading the answer, the answer is lost with its pipe, and the parent's next exchange gets
     its own answer, not the dead fork's."""
-    from durable_harness.harness.candidate._pipe import send
+    from durable_harness.harness.candidate._pipe import ZygoteKind, send
     from durable_harness.harness.candidate._zygote import share_with_this_fork, zygote
 
     pipe = zygote().connection()
@@ -180,7 +180,7 @@ def test_a_fork_killed_mid_exchange_with_the_zygote_leaves_the_parents_pipe_whol
     if pid == 0:  # the fork: asks, and dies before the answer
         try:
             share_with_this_fork(pipe)
-            send(zygote()._sock, {"k": "reap", "pid": 999_999_999})
+            send(zygote()._sock, {"k": ZygoteKind.REAP, "pid": 999_999_999})
         finally:
             os._exit(0)
     pipe.close()

@@ -36,7 +36,7 @@ import httpx
 
 from durable_harness.harness._libc import libc
 from durable_harness.harness.candidate._claims import check_report
-from durable_harness.harness.candidate._pipe import HungUp, frame, plain, recv, send
+from durable_harness.harness.candidate._pipe import HungUp, InstanceKind, frame, plain, recv, send
 
 __all__ = ["Limits", "run_child"]
 
@@ -88,7 +88,7 @@ class _Link:
         while True:
             answer, data = recv(self.sock)
             self._heard(answer)
-            if answer["k"] != "call":
+            if answer["k"] != InstanceKind.CALL:
                 return answer, data
             self.call(answer, data)
 
@@ -104,10 +104,10 @@ class _Link:
         if method == "report":  # read here, where the object is: what is not JSON cannot cross the pipe
             claims, problem = check_report(value)
             if claims is None:
-                self.send({"k": "refused", "problem": problem})
+                self.send({"k": InstanceKind.REFUSED_REPORT, "problem": problem})
                 return
             value = claims
-        self.send({"k": "result", "v": plain(value)})
+        self.send({"k": InstanceKind.RESULT, "v": plain(value)})
 
     def serve(self) -> None:
         while True:
@@ -116,19 +116,19 @@ class _Link:
             except HungUp:
                 return
             self._heard(header)
-            if header["k"] == "call":
+            if header["k"] == InstanceKind.CALL:
                 self.call(header, payload)
 
 
 def _error(err: BaseException, method: str) -> dict[str, Any]:
-    from durable_harness.harness.candidate._inprocess import _own_frames
+    from durable_harness.harness.candidate._instances import own_frames
 
     message = _safe_str(err)
     if isinstance(err, MemoryError):
         message = f"{message or 'out of memory'} (the candidate's memory bound was reached)"
     elif isinstance(err, SystemExit):
         message = f"sys.exit({err.code!r}) in {method}()"
-    return {"k": "error", "type": type(err).__name__, "message": message[:500], "frames": _own_frames(err)}
+    return {"k": InstanceKind.RAISED, "type": type(err).__name__, "message": message[:500], "frames": own_frames(err)}
 
 
 def _safe_str(err: BaseException) -> str:
@@ -147,9 +147,10 @@ class _PipeTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         body = request.read()
-        answer, data = self._link.rpc({"k": "http", "p": self._process, "m": request.method, "u": str(request.url),
-                                       "h": [[k, v] for k, v in request.headers.multi_items()]}, body)
-        if answer["k"] == "http_error":
+        answer, data = self._link.rpc({"k": InstanceKind.REQUEST, "p": self._process, "m": request.method,
+                                       "u": str(request.url), "h": [[k, v] for k, v in request.headers.multi_items()]},
+                                      body)
+        if answer["k"] == InstanceKind.TRANSPORT_ERROR:
             raise _transport_error(answer, request)
         headers = [(str(k), str(v)) for k, v in answer.get("h") or []]
         if answer.get("s") is not None:
@@ -176,18 +177,18 @@ class _PipeStream(httpx.SyncByteStream):
 
     def __iter__(self) -> Iterator[bytes]:
         while not self._done:
-            answer, data = self._link.rpc({"k": "next", "s": self._id})
-            if answer["k"] == "chunk":
+            answer, data = self._link.rpc({"k": InstanceKind.NEXT_CHUNK, "s": self._id})
+            if answer["k"] == InstanceKind.CHUNK:
                 yield data
                 continue
             self._done = True
-            if answer["k"] == "http_error":
+            if answer["k"] == InstanceKind.TRANSPORT_ERROR:
                 raise _transport_error(answer, None)
 
     def close(self) -> None:
         if not self._done:
             self._done = True
-            self._link.notify({"k": "close_stream", "s": self._id})
+            self._link.notify({"k": InstanceKind.STREAM_CLOSED, "s": self._id})
 
 
 class _PipeClock:
@@ -199,15 +200,15 @@ class _PipeClock:
     def now(self) -> float:
         if self._link.time is not None:
             return self._link.time[0]
-        return float(self._link.rpc({"k": "clock", "op": "now"})[0]["v"])
+        return float(self._link.rpc({"k": InstanceKind.CLOCK, "op": "now"})[0]["v"])
 
     def unix(self) -> int:
         if self._link.time is not None:
             return self._link.time[1]
-        return int(self._link.rpc({"k": "clock", "op": "unix"})[0]["v"])
+        return int(self._link.rpc({"k": InstanceKind.CLOCK, "op": "unix"})[0]["v"])
 
     def sleep(self, seconds: float) -> None:
-        self._link.rpc({"k": "clock", "op": "sleep", "v": float(seconds)})
+        self._link.rpc({"k": InstanceKind.CLOCK, "op": "sleep", "v": float(seconds)})
 
 
 class _PipeSdkTime:
@@ -222,13 +223,13 @@ class _PipeSdkTime:
         said = self._link.sdk_times.get(self._which)  # as the harness said it with its last message
         if isinstance(said, (int, float)):
             return float(said)
-        return float(self._link.rpc({"k": "sdk", "which": self._which, "op": "time"})[0]["v"])
+        return float(self._link.rpc({"k": InstanceKind.SDK_CLOCK, "which": self._which, "op": "time"})[0]["v"])
 
     def sleep(self, seconds: float) -> None:
-        self._link.rpc({"k": "sdk", "which": self._which, "op": "sleep", "v": float(seconds)})
+        self._link.rpc({"k": InstanceKind.SDK_CLOCK, "which": self._which, "op": "sleep", "v": float(seconds)})
 
     def random(self) -> float:
-        return float(self._link.rpc({"k": "sdk", "which": self._which, "op": "random"})[0]["v"])
+        return float(self._link.rpc({"k": InstanceKind.SDK_CLOCK, "which": self._which, "op": "random"})[0]["v"])
 
 
 def _sdk_on_the_pipe(link: _Link, sdk: Mapping[str, Any]) -> None:
@@ -326,7 +327,7 @@ def run_child(sock: socket.socket, request: Mapping[str, Any]) -> NoReturn:
         methods = sorted(m for m in ("submit", "cancel", "report", "step", "receive_webhook", "close")
                          if callable(getattr(link.instance, m, None)))
         lease = getattr(link.instance, "lease_ttl_s", None)
-        send(sock, {"k": "ready", "methods": methods,
+        send(sock, {"k": InstanceKind.READY, "methods": methods,
                     "lease_ttl_s": lease if isinstance(lease, (int, float)) and not isinstance(lease, bool) else None})
         link.serve()
     except BaseException:
@@ -343,11 +344,11 @@ def _probe(sock: socket.socket, spec: str) -> NoReturn:
     os.dup2(devnull, 2)
     try:
         resolve_candidate(spec)
-        send(sock, {"k": "probe", "digest": candidate_digest(spec)})
+        send(sock, {"k": InstanceKind.PROBED, "digest": candidate_digest(spec)})
     except CandidateSpecError as err:
-        send(sock, {"k": "probe", "spec_error": str(err)})
+        send(sock, {"k": InstanceKind.PROBED, "spec_error": str(err)})
     except BaseException as err:
-        send(sock, {"k": "probe", "died": f"importing it raised {type(err).__name__}: {err}"[:500]})
+        send(sock, {"k": InstanceKind.PROBED, "died": f"importing it raised {type(err).__name__}: {err}"[:500]})
     _exit(0)
 
 

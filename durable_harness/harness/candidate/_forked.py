@@ -16,8 +16,8 @@ everything. What it adds:
   address space is bounded (``memory_mb`` above the harness's at fork) and the run's CPU time
   across all its children (``cpu_s``). ``SystemExit``, ``os._exit``, a signal: the candidate died.
 
-Everything else (restarts, the candidate's errors, reports) is the in-process driver's: this
-driver is that driver with its instance in another process.
+Everything else (restarts, the candidate's errors, reports) is its ``InstanceKeeper``'s, as for the
+in-process driver: this driver only makes its instances in other processes.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from durable_harness.harness.candidate import _sdk_time as sdk_time
 from durable_harness.harness.candidate._child import Limits
 from durable_harness.harness.candidate._claims import RefusedReport
 from durable_harness.harness.candidate._driver import CandidateFailed
-from durable_harness.harness.candidate._inprocess import InProcessDriver
-from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv, send
+from durable_harness.harness.candidate._instances import InstanceKeeper, own_frames
+from durable_harness.harness.candidate._pipe import HungUp, InstanceKind, PipeGarbage, Silent, recv, send
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateRunaway
 from durable_harness.harness.candidate._zygote import zygote
 
@@ -121,7 +121,7 @@ class _Child:
             "env": world.env_data(worker_id), "limits": {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s},
             "sdk": sdk_time.active(), "network": driver.network})
 
-    # -- the instance, as the in-process driver sees it ---------------------------------------
+    # -- the instance, as the driver's InstanceKeeper sees it ------------------------------------
     def __getattr__(self, name: str) -> Any:
         if name in ("submit", "cancel", "report", "step", "receive_webhook") and name in self.methods:
             return lambda *args: self.call(name, *args)
@@ -135,7 +135,7 @@ class _Child:
         if method == "receive_webhook":
             payload = bytes(args[1])
             args = args[:1]
-        return self.converse({"k": "call", "m": method, "a": list(args)}, payload, method)
+        return self.converse({"k": InstanceKind.CALL, "m": method, "a": list(args)}, payload, method)
 
     # -- the conversation ----------------------------------------------------------------------
     def _send(self, header: Mapping[str, Any], payload: bytes = b"") -> None:
@@ -167,39 +167,39 @@ class _Child:
             except PipeGarbage as err:
                 raise self._died(method, f"it wrote garbage on the harness's pipe ({err})") from None
             kind = message["k"]
-            if kind == "result":
+            if kind == InstanceKind.RESULT:
                 return message.get("v")
-            if kind == "refused":  # the child read its report and found it is not a JobReport
+            if kind == InstanceKind.REFUSED_REPORT:  # the child read its report and found it is not a JobReport
                 return RefusedReport(str(message.get("problem") or "report() returned no JobReport"))
-            if kind == "error":
+            if kind == InstanceKind.RAISED:
                 raise _raised(message)
-            if kind == "ready":
+            if kind == InstanceKind.READY:
                 self.methods = [str(m) for m in message.get("methods") or []]
                 self.lease_ttl_s = message.get("lease_ttl_s")
                 return None
             self._serve(kind, message, data)
 
     def _serve(self, kind: str, message: Mapping[str, Any], data: bytes) -> None:
-        if kind == "http":
+        if kind == InstanceKind.REQUEST:
             self._http(message, data)
-        elif kind == "next":
+        elif kind == InstanceKind.NEXT_CHUNK:
             self._next(int(message.get("s") or 0))
-        elif kind == "close_stream":
+        elif kind == InstanceKind.STREAM_CLOSED:
             stream = self._streams.pop(int(message.get("s") or 0), None)
             close = getattr(stream, "close", None)
             if callable(close):
                 close()  # the child does not wait for an answer to this one
-        elif kind == "clock":
+        elif kind == InstanceKind.CLOCK:
             clock = self._driver.clock_view
             op = message.get("op")
             if op == "sleep":
                 clock.sleep(float(message.get("v") or 0.0))
-                self._send({"k": "slept"})
+                self._send({"k": InstanceKind.SLEPT})
             else:
-                self._send({"k": "time", "v": clock.unix() if op == "unix" else clock.now()})
-        elif kind == "sdk" and sdk_time.active().get(str(message.get("which"))):
-            self._send({"k": "time", "v": sdk_time.answer(str(message.get("which")), str(message.get("op")),
-                                                          float(message.get("v") or 0.0))})
+                self._send({"k": InstanceKind.TIME, "v": clock.unix() if op == "unix" else clock.now()})
+        elif kind == InstanceKind.SDK_CLOCK and sdk_time.active().get(str(message.get("which"))):
+            which, op = str(message.get("which")), str(message.get("op"))
+            self._send({"k": InstanceKind.TIME, "v": sdk_time.answer(which, op, float(message.get("v") or 0.0))})
         else:
             raise self._died("a call", f"it sent a message the harness does not know ({kind!r})")
 
@@ -213,7 +213,8 @@ class _Child:
             headers = [(str(k), str(v)) for k, v in message.get("h") or []]
             host, read = sent_request(method, url, headers, body)
         except (KeyError, TypeError, ValueError, httpx.InvalidURL) as err:
-            self._send({"k": "http_error", "type": "UnsupportedProtocol", "message": f"not a request: {err}"})
+            self._send({"k": InstanceKind.TRANSPORT_ERROR, "type": "UnsupportedProtocol",
+                        "message": f"not a request: {err}"})
             return
         if host not in gate.services:  # as the in-process transport refuses it
             raw = httpx.Request(method, url, headers=headers, stream=httpx.ByteStream(body))
@@ -221,31 +222,33 @@ class _Child:
         try:
             response = gate.exchange(process, host, read)
         except httpx.TransportError as err:
-            self._send({"k": "http_error", "type": type(err).__name__, "message": str(err)})
+            self._send({"k": InstanceKind.TRANSPORT_ERROR, "type": type(err).__name__, "message": str(err)})
             return
         if response.stream is None:
-            self._send({"k": "response", "status": response.status, "h": answer_headers(response)}, response.body)
+            self._send({"k": InstanceKind.RESPONSE, "status": response.status, "h": answer_headers(response)},
+                       response.body)
             return
         self._next_stream += 1
         self._streams[self._next_stream] = response.stream()
-        self._send({"k": "response", "status": response.status, "h": answer_headers(response), "s": self._next_stream})
+        self._send({"k": InstanceKind.RESPONSE, "status": response.status, "h": answer_headers(response),
+                    "s": self._next_stream})
 
     def _next(self, stream_id: int) -> None:
         stream = self._streams.get(stream_id)
         if stream is None:
-            self._send({"k": "end"})
+            self._send({"k": InstanceKind.STREAM_END})
             return
         try:
             chunk = next(stream)
         except StopIteration:
             self._streams.pop(stream_id, None)
-            self._send({"k": "end"})
+            self._send({"k": InstanceKind.STREAM_END})
             return
         except httpx.TransportError as err:
             self._streams.pop(stream_id, None)
-            self._send({"k": "http_error", "type": type(err).__name__, "message": str(err)})
+            self._send({"k": InstanceKind.TRANSPORT_ERROR, "type": type(err).__name__, "message": str(err)})
             return
-        self._send({"k": "chunk"}, chunk)
+        self._send({"k": InstanceKind.CHUNK}, chunk)
 
     # -- death -----------------------------------------------------------------------------------
     def _hung(self, method: str) -> CandidateHung:
@@ -305,16 +308,15 @@ def _cpu_so_far(pid: int) -> float:
         return 0.0
 
 
-class ForkedDriver(InProcessDriver):
-    """The in-process driver, with each instance in a child process (see the module's doc)."""
+class ForkedDriver:
+    """A Python candidate with each instance in a child process (see the module's doc)."""
 
     def __init__(self, spec: str, world: Any, *, worker_id: str = "worker-1", max_restarts: int = 25,
                  call_timeout_s: float = CALL_TIMEOUT_S, memory_mb: int = MEMORY_MB, cpu_s: float = CPU_S,
                  network: str = "none") -> None:
-        super().__init__(_no_factory, world.env, world.clock, world.history, worker_id=worker_id,
-                         max_restarts=max_restarts)
         self._spec = spec
         self._world = world
+        self.worker_id = worker_id
         self.call_timeout_s = call_timeout_s
         self.memory_mb = memory_mb
         self.cpu_s = cpu_s
@@ -322,21 +324,50 @@ class ForkedDriver(InProcessDriver):
         self.cpu_used = 0.0
         self.log_path = Path(world.workdir) / f"candidate-{worker_id}.log"
         self.clock_view = world.candidate_clock(worker_id)
+        self._keeper = InstanceKeeper(self.start, world.clock, world.history, worker_id, max_restarts, _frames)
+
+    @property
+    def alive(self) -> bool:
+        return self._keeper.alive
+
+    @property
+    def restarts(self) -> int:
+        return self._keeper.restarts
+
+    @property
+    def max_restarts(self) -> int:
+        return self._keeper.max_restarts
+
+    @property
+    def last_death(self) -> str | None:
+        return self._keeper.last_death
+
+    @property
+    def lease_ttl_s(self) -> float | None:
+        return self._keeper.lease_ttl_s
+
+    @property
+    def candidate_errors(self) -> list[dict[str, Any]]:
+        return self._keeper.candidate_errors
+
+    def accepts(self, capability: str) -> bool:
+        return self._keeper.accepts(capability)
 
     def forked_to(self, workdir: Path) -> None:
         """In a fork of the harness that is a sweep's crash point: the instance running now stays
         the parent's (this fork only lets go of it when it crashes here), and the instances this
         fork starts log into ``workdir``, its copy of the run's folder."""
-        if isinstance(self._instance, _Child):
-            self._instance.disowned = True
-            self.cpu_used += _cpu_so_far(self._instance.pid)  # what reaping it at its crash would count
+        instance = self._keeper.instance
+        if isinstance(instance, _Child):
+            instance.disowned = True
+            self.cpu_used += _cpu_so_far(instance.pid)  # what reaping it at its crash would count
         self.log_path = workdir / f"candidate-{self.worker_id}.log"
 
     def cpu_left(self) -> float:
         return self.cpu_s - self.cpu_used
 
     def record_crash(self, why: str) -> None:
-        self._history.append(self._clock.now(), "crash", self.worker_id, {"because": why})
+        self._world.history.append(self._world.clock.now(), "crash", self.worker_id, {"because": why})
 
     def start(self) -> None:
         if self.cpu_left() <= 0:
@@ -351,7 +382,7 @@ class ForkedDriver(InProcessDriver):
             raise CandidateFailed(f"{self.worker_id}: the candidate was crashed by a fault while starting") from None
         except CandidateRaised as err:
             child.kill()
-            self._record_error("factory", err)
+            self._keeper.record_error("factory", err)
             if type(err).__name__ == "ProcessDied":
                 raise CandidateFailed(f"{self.worker_id}: {err}") from None
             raise CandidateFailed(f"{self.worker_id}: the candidate factory raised {type(err).__name__}: {err}") from None
@@ -361,23 +392,45 @@ class ForkedDriver(InProcessDriver):
         except BaseException:  # a crash fired while it started, or an interruption: it is dead either way
             child.kill()
             raise
-        self._instance = child
+        self._keeper.instance = child
         for method in ("submit", "report", "step"):
             if method not in child.methods:
                 raise CandidateFailed(f"{self.worker_id}: the candidate object has no {method}() method (see docs/contract.md)")
 
-    def _use(self, spec: str, resolve: Any) -> None:
-        self._spec = spec  # the next instance's child imports it
+    def restart(self, because: str) -> None:
+        self._keeper.restart(because)
 
-    def _record_error(self, method: str, err: BaseException) -> int:
-        number = super()._record_error(method, err)
-        if isinstance(err, CandidateRaised) and len(self._errors) == number:
-            self._errors[-1]["frames"] = list(err.frames)
-        return number
+    def redeploy(self, spec: str, because: str) -> None:
+        """A deploy: the instance is stopped and a child of the next version starts on the same database."""
+        self._keeper.stop_for(spec, because)
+        self._spec = spec  # the next instance's child imports it
+        self.start()
+
+    def kill(self, because: str, *, spare_op: int | None = None) -> None:
+        """Abandon the instance (SIGKILL); its requests still open are completed as ``info``
+        (``spare_op`` excepted: one held by a pause, which goes on without it)."""
+        self._keeper.kill(because, spare_op=spare_op)
 
     def close(self) -> None:
-        super().close()
+        self._keeper.discard()
+
+    # -- the control API ---------------------------------------------------------------------
+    def submit(self, job: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        return self._keeper.submit(job)
+
+    def cancel(self, job_id: str) -> Mapping[str, Any] | None:
+        return self._keeper.cancel(job_id)
+
+    def step(self) -> bool | None:
+        return self._keeper.step()
+
+    def deliver_webhook(self, headers: Mapping[str, str], body: bytes) -> int | None:
+        return self._keeper.deliver_webhook(headers, body)
+
+    def report(self, job_id: str) -> Mapping[str, Any] | None:
+        return self._keeper.report(job_id)
 
 
-def _no_factory(env: Any) -> Any:
-    raise AssertionError("the forked driver makes its instances in a child")
+def _frames(err: BaseException) -> list[str]:
+    """The candidate's frames: sent by its child with the exception it raised there."""
+    return list(err.frames) if isinstance(err, CandidateRaised) else own_frames(err)

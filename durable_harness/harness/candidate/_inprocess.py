@@ -4,33 +4,26 @@ A crash is ``CandidateCrashed`` raised by the gate inside the candidate; the dri
 instance (calling its optional ``close()`` only to release in-process resources) and makes a new
 one from the factory on the same database: a restart. A candidate that raises anything else from
 the control API has crashed by itself; the exception is recorded (type, message, the candidate's
-own frames) and the candidate is restarted the same way, up to a bound.
+own frames) and the candidate is restarted the same way, up to a bound. The driver makes the
+instances; its ``InstanceKeeper`` (shared with the forked driver) does the rest.
 
 It deliberately does not decide when to step or what to check; the run loop does.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import traceback
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from durable_harness.harness._clock import VirtualClock
-from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
-from durable_harness.harness.candidate._claims import ReportSampler
-from durable_harness.harness.candidate._driver import CAPABILITIES, CandidateFailed
-from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
+from durable_harness.harness.candidate._driver import CandidateFailed
+from durable_harness.harness.candidate._instances import InstanceKeeper
+from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv
 
 __all__ = ["InProcessDriver"]
 
 _REQUIRED = ("submit", "report", "step")
-_MAX_FRAMES = 12
-_MAX_ERRORS = 50
-_HARNESS_DIRS = tuple(str(Path(__file__).resolve().parents[2] / d) + os.sep for d in ("harness", "fakes", "wire"))
 
 
 class InProcessDriver:
@@ -38,199 +31,81 @@ class InProcessDriver:
                  clock: VirtualClock, history: History, *, worker_id: str = "worker-1", max_restarts: int = 25) -> None:
         self._factory = factory
         self._make_env = make_env
-        self._clock = clock
-        self._history = history
         self.worker_id = worker_id
-        self.max_restarts = max_restarts
-        self._restarts = 0
-        self._instance: Any = None
-        self._sampler = ReportSampler(history, clock.now, worker_id)
-        self._errors: list[dict[str, Any]] = []
-        self._depth = 0  # > 1 while a call arrives during another (a cancel while a request is in flight)
-        self.last_death: str | None = None
+        self._keeper = InstanceKeeper(self.start, clock, history, worker_id, max_restarts)
 
     @property
     def alive(self) -> bool:
-        return self._instance is not None
+        return self._keeper.alive
 
     @property
     def restarts(self) -> int:
-        return self._restarts
+        return self._keeper.restarts
+
+    @property
+    def max_restarts(self) -> int:
+        return self._keeper.max_restarts
+
+    @property
+    def last_death(self) -> str | None:
+        return self._keeper.last_death
 
     @property
     def lease_ttl_s(self) -> float | None:
-        """The lease the running instance declares (its ``lease_ttl_s`` attribute), if any."""
-        return _seconds(getattr(self._instance, "lease_ttl_s", None))
+        return self._keeper.lease_ttl_s
 
     @property
     def candidate_errors(self) -> list[dict[str, Any]]:
-        """Exceptions the candidate's own code raised from a control-API call (at most 50)."""
-        return list(self._errors)
+        return self._keeper.candidate_errors
 
     def accepts(self, capability: str) -> bool:
-        """Whether the running instance offers an optional part of the contract (``webhooks``)."""
-        return callable(getattr(self._instance, CAPABILITIES.get(capability, capability), None))
+        return self._keeper.accepts(capability)
 
     def start(self) -> None:
         env = self._make_env(self.worker_id)
         try:
-            self._instance = self._factory(env)
+            self._keeper.instance = self._factory(env)
         except CandidateCrashed:
-            self._instance = None
+            self._keeper.instance = None
             raise CandidateFailed(f"{self.worker_id}: the candidate was crashed by a fault while starting") from None
         except Exception as err:
-            self._record_error("factory", err)
+            self._keeper.record_error("factory", err)
             raise CandidateFailed(f"{self.worker_id}: the candidate factory raised {type(err).__name__}: {err}") from err
         for method in _REQUIRED:
-            if not callable(getattr(self._instance, method, None)):
+            if not callable(getattr(self._keeper.instance, method, None)):
                 raise CandidateFailed(f"{self.worker_id}: the candidate object has no {method}() method (see docs/contract.md)")
 
     def restart(self, because: str) -> None:
-        if self._restarts >= self.max_restarts:
-            raise CandidateFailed(f"{self.worker_id}: restarted {self._restarts} times and still crashing; "
-                                  f"last death: {self.last_death or because}")
-        self._discard()
-        self._restarts += 1
-        self._history.append(self._clock.now(), "restart", self.worker_id, {"restart": self._restarts, "because": because})
-        self.start()
+        self._keeper.restart(because)
 
     def redeploy(self, spec: str, because: str) -> None:
-        """A deploy: the instance is stopped (its ``close()`` called, as a graceful shutdown would)
-        and the next version's instance starts on the same database. Not a crash: no restart budget."""
+        """A deploy: the instance is stopped and the next version's instance starts on the same database."""
         from durable_harness.harness.candidate._spec import resolve_candidate
 
-        self._discard()
-        self._history.append(self._clock.now(), "restart", self.worker_id, {"because": because, "deployed": spec})
-        self._use(spec, resolve_candidate)
+        self._keeper.stop_for(spec, because)
+        self._factory = resolve_candidate(spec)
         self.start()
 
-    def _use(self, spec: str, resolve: Callable[[str], Any]) -> None:
-        self._factory = resolve(spec)
-
     def kill(self, because: str, *, spare_op: int | None = None) -> None:
-        """Abandon the instance (a crash fired by the gate, or the candidate's own exception). Its
-        requests still open are completed as ``info`` (``spare_op``: one that goes on without it,
-        held by a pause), never another worker's."""
-        self.last_death = because
-        self._history.close_open(self._clock.now(), f"{self.worker_id} died: {because}",
-                                 spare=lambda op, process: op == spare_op or (process.startswith("worker-")
-                                                                               and process != self.worker_id))
-        self._discard()
+        """Abandon the instance; its requests still open are completed as ``info`` (``spare_op``
+        excepted: one held by a pause, which goes on without it)."""
+        self._keeper.kill(because, spare_op=spare_op)
 
     def close(self) -> None:
-        self._discard()
-
-    def _discard(self) -> None:
-        instance, self._instance = self._instance, None
-        close = getattr(instance, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception:  # a dead process cleans nothing up; we only free memory and files
-                pass
+        self._keeper.discard()
 
     # -- the control API ---------------------------------------------------------------------
     def submit(self, job: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        alive, result = self._call("submit", job)
-        return (result if isinstance(result, Mapping) else {"returned": repr(result)[:200]}) if alive else None
+        return self._keeper.submit(job)
 
     def cancel(self, job_id: str) -> Mapping[str, Any] | None:
-        alive, result = self._call("cancel", job_id)
-        return (result if isinstance(result, Mapping) else {"returned": repr(result)[:200]}) if alive else None
+        return self._keeper.cancel(job_id)
 
     def step(self) -> bool | None:
-        alive, result = self._call("step")
-        return bool(result) if alive else None
+        return self._keeper.step()
 
     def deliver_webhook(self, headers: Mapping[str, str], body: bytes) -> int | None:
-        alive, status = self._call("receive_webhook", dict(headers), bytes(body))
-        if not alive:
-            return None
-        return int(status) if isinstance(status, int) and not isinstance(status, bool) else 500
+        return self._keeper.deliver_webhook(headers, body)
 
     def report(self, job_id: str) -> Mapping[str, Any] | None:
-        """The candidate's report of ``job_id`` as plain JSON, recorded in the history when it changed;
-        a report that is not a JobReport (``check_report``) is recorded as such and is no report."""
-        alive, report = self._call("report", job_id)
-        return self._sampler.sample(report) if alive else None
-
-    def _call(self, method: str, *args: Any) -> tuple[bool, Any]:
-        """Call the control API: (alive, result); alive is False if the candidate died in the call."""
-        if self._instance is None:
-            self.restart("not running")
-        if self._depth > 0:
-            return self._nested(method, *args)
-        self._depth += 1
-        try:
-            return True, getattr(self._instance, method)(*args)
-        except HarnessError:
-            raise
-        except CandidateRunaway as runaway:
-            self.kill(str(runaway))
-            raise CandidateFailed(str(runaway)) from None
-        except CandidateCrashed as crash:
-            self.kill(str(crash))
-            return False, None
-        except KeyboardInterrupt:  # SIGINT or SIGTERM stops the run, and may arrive while candidate code runs
-            raise
-        except BaseException as err:  # SystemExit, GeneratorExit, a class of its own: the candidate crashed
-            why = f"{method}() raised {type(err).__name__}: {err}"
-            number = self._record_error(method, err)
-            self._history.append(self._clock.now(), "crash", self.worker_id, {"because": why, "candidate_error": number})
-            self.kill(why)
-            return False, None
-        finally:
-            self._depth -= 1
-
-    def _nested(self, method: str, *args: Any) -> tuple[bool, Any]:
-        """A call that arrives while another is blocked in a request (a cancel while a write is in
-        flight, as a concurrent HTTP request would): its failure is recorded; the outer call goes on."""
-        self._depth += 1
-        try:
-            return True, getattr(self._instance, method)(*args)
-        except (HarnessError, CandidateCrashed, KeyboardInterrupt):
-            raise
-        except BaseException as err:  # whatever class, the candidate's own failure
-            number = self._record_error(method, err)
-            self._history.append(self._clock.now(), "note", self.worker_id, {
-                "because": f"{method}() raised {type(err).__name__}: {err} (during another call)",
-                "candidate_error": number})
-            return False, None
-        finally:
-            self._depth -= 1
-
-    def _record_error(self, method: str, err: BaseException) -> int:
-        """Keep the candidate's exception (its own frames only, not the harness's); returns its number."""
-        if len(self._errors) < _MAX_ERRORS:
-            self._errors.append({"method": method, "type": type(err).__name__, "message": str(err)[:500],
-                                 "frames": _own_frames(err), "history_index": len(self._history),
-                                 "time_s": round(self._clock.now(), 6)})
-        return len(self._errors)
-
-
-def _own_frames(err: BaseException) -> list[str]:
-    """The traceback frames of the candidate's code: not the harness's, the fakes' or installed libraries'."""
-    frames = []
-    for frame in traceback.extract_tb(err.__traceback__):
-        path = str(Path(frame.filename).resolve())
-        if path.startswith(_HARNESS_DIRS) or "site-packages" in path or path.startswith(_STDLIB):
-            continue
-        frames.append(f"{_short(path)}:{frame.lineno} in {frame.name}")
-    return frames[-_MAX_FRAMES:]
-
-
-def _short(path: str) -> str:
-    """A path relative to the working directory when it lies below it (reproducible across checkouts)."""
-    cwd = os.getcwd() + os.sep
-    return path[len(cwd):] if path.startswith(cwd) else path
-
-
-_STDLIB = str(Path(os.__file__).resolve().parent) + os.sep
-
-
-def _seconds(value: Any) -> float | None:
-    """A positive finite number of seconds, or None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    seconds = float(value)
-    return seconds if 0 < seconds < float("inf") else None
+        return self._keeper.report(job_id)

@@ -1,8 +1,9 @@
 """The pipe between the harness and a candidate in its own process: framed messages, JSON only.
 
-A message is a JSON header (a small dict; its ``k`` says what it is) and an optional payload of raw
-bytes (an HTTP body, a stream's chunk), behind the two lengths (4 bytes each, big-endian): the
-header's, then the payload's. Nothing from the candidate's side is ever unpickled: a hostile child
+A message is a JSON header (a small dict; its ``k`` says what it is: an ``InstanceKind`` between
+the harness and an instance, a ``ZygoteKind`` between the harness and the zygote) and an optional
+payload of raw bytes (an HTTP body, a stream's chunk), behind the two lengths (4 bytes each,
+big-endian): the header's, then the payload's. Nothing from the candidate's side is ever unpickled: a hostile child
 can send a malformed message (the harness reads it as the candidate's garbage) but cannot make the
 harness run code.
 
@@ -18,13 +19,58 @@ import select
 import socket
 import struct
 from collections.abc import Mapping
+from enum import StrEnum, unique
 from typing import Any
 
-__all__ = ["HungUp", "MAX_HEADER", "MAX_PAYLOAD", "PipeGarbage", "Silent", "frame", "plain", "recv", "send"]
+__all__ = ["HungUp", "InstanceKind", "MAX_HEADER", "MAX_PAYLOAD", "PipeGarbage", "Silent", "ZygoteKind", "frame", "plain",
+           "recv", "send"]
 
 _LENGTHS = struct.Struct(">II")  # the header's length, the payload's
 MAX_HEADER = 16 * 1024 * 1024  # a JobReport or a call's arguments: large, but not unbounded
 MAX_PAYLOAD = 256 * 1024 * 1024  # an HTTP body
+
+
+@unique
+class InstanceKind(StrEnum):
+    """What a message between the harness and an instance (``_child``) says: its ``k``. A kind is
+    the bare string on the pipe (a ``str``), named once here; its value never changes."""
+
+    # The instance to the harness: its answers,
+    READY = "ready"  # the instance is made: its ``methods`` and its ``lease_ttl_s`` (its first message)
+    RESULT = "result"  # what the call returned (``v``)
+    REFUSED_REPORT = "refused"  # report() returned no JobReport (``problem``)
+    RAISED = "error"  # the call, or the factory, raised (``type``, ``message``, ``frames``)
+    PROBED = "probe"  # what a probe found: the candidate's ``digest``, a ``spec_error``, or why it ``died``
+    # and what it asks while a call runs.
+    REQUEST = "http"  # an HTTP request for the gate (``p`` the process, ``m``, ``u``, ``h``; the body as payload)
+    NEXT_CHUNK = "next"  # the next chunk of streamed answer ``s``
+    STREAM_CLOSED = "close_stream"  # it closed streamed answer ``s`` (needs no answer)
+    CLOCK = "clock"  # the run's clock: ``op`` now, unix or sleep (``v`` seconds)
+    SDK_CLOCK = "sdk"  # the SDK's stand-in ``which``: ``op`` time, sleep or random
+    # The harness to the instance: a call,
+    CALL = "call"  # of the control API (``m`` the method, ``a`` its arguments; a webhook's body as payload)
+    # and its answers to what the instance asks.
+    RESPONSE = "response"  # the gate's answer (``status``, ``h``; its body as payload, or ``s`` a stream)
+    TRANSPORT_ERROR = "http_error"  # the request failed as a transport fails (``type``, ``message``)
+    CHUNK = "chunk"  # a stream's next chunk, as payload
+    STREAM_END = "end"  # the stream has no more
+    TIME = "time"  # the answer of the clock or of the SDK's stand-in (``v``)
+    SLEPT = "slept"  # the sleep asked for is over
+
+
+@unique
+class ZygoteKind(StrEnum):
+    """What a message between the harness and the zygote (``_zygote_process``) says: its ``k``, as
+    ``InstanceKind`` (its own: ``ready`` means another thing here)."""
+
+    READY = "ready"  # the zygote is warm (``pid``, ``key``): its first message on a pipe
+    SPAWN = "spawn"  # fork an instance (the request is the instance's: ``_child.run_child``)
+    SPAWNED = "spawned"  # forked (``pid``); the harness's end of its pipe follows (``SCM_RIGHTS``)
+    REAP = "reap"  # wait for instance ``pid``, killed or dead
+    REAPED = "reaped"  # how it ended (``status``) and its CPU time (``cpu_s``)
+    CONNECT = "connect"  # another pipe to the zygote
+    CONNECTED = "connected"  # the harness's end of it follows (``SCM_RIGHTS``)
+    FAILED = "failed"  # a request the zygote could not serve (``message``)
 
 
 class HungUp(EOFError):

@@ -16,7 +16,7 @@ import os
 import signal
 from dataclasses import dataclass
 
-from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv
+from durable_harness.harness.candidate._pipe import HungUp, InstanceKind, PipeGarbage, Silent, recv
 from durable_harness.harness.candidate._spec import (
     CandidateSpecError, candidate_digest, precheck_candidate, resolve_candidate,
 )
@@ -70,9 +70,9 @@ def _in_a_child(spec: str) -> Probe:
     try:
         header, _ = recv(sock, PROBE_TIMEOUT_S)
     except Silent:
-        header = {"k": "probe", "died": f"importing it did not end within {PROBE_TIMEOUT_S:g} s"}
+        header = {"k": InstanceKind.PROBED, "died": f"importing it did not end within {PROBE_TIMEOUT_S:g} s"}
     except (HungUp, PipeGarbage, OSError):
-        header = {"k": "probe", "died": "its process died while importing it (os._exit, a signal)"}
+        header = {"k": InstanceKind.PROBED, "died": "its process died while importing it (os._exit, a signal)"}
     finally:
         sock.close()
         try:

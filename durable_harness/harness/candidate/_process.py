@@ -1,13 +1,14 @@
 """The process driver: a candidate in any language, started as a command and driven over HTTP.
 
-``start`` serves the world's services on loopback (``_loopback``: the gate on the server side)
-and points the candidate's endpoints at them, then starts the command (``_supervisor``: its own
-process group, its output redacted into ``candidate-<worker>.log`` beside run.json) with the
-contract's environment: ``CandidateEnv.environ()``, ``CANDIDATE_LISTEN``, ``HARNESS_TIME_SCALE``
-and ``HARNESS_TIME_ORIGIN``. It waits, bounded, for ``GET /health`` to answer 200 with a JSON
-object (``capabilities``: ``["webhooks"]`` when it takes ``POST /webhooks/openai``). The run's time
-stands still from a death (or the first start) until the candidate is healthy: a restart takes
-no scenario time, as in-process; every call says the run's time (``X-Harness-Time``).
+``start`` has the world serve itself to this worker (``World.serve``: loopback servers with the
+gate on the server side, behind proxies when the network is faulted) and points the candidate's
+endpoints at them, then starts the command (``_supervisor``: its own process group, its output
+redacted into ``candidate-<worker>.log`` beside run.json) with the contract's environment:
+``CandidateEnv.environ()``, ``CANDIDATE_LISTEN``, ``HARNESS_TIME_SCALE`` and ``HARNESS_TIME_ORIGIN``.
+It waits, bounded, for ``GET /health`` to answer 200 with a JSON object (``capabilities``:
+``["webhooks"]`` when it takes ``POST /webhooks/openai``). The run's time stands still from a
+death (or the first start) until the candidate is healthy: a restart takes no scenario time, as
+in-process; every call says the run's time (``X-Harness-Time``).
 
 The control API is ``POST /jobs``, ``POST /jobs/{id}/cancel``, ``GET /jobs/{id}`` and ``POST
 /webhooks/openai``; every call is made with the world released (``WorldLock.call_unlocked``), so
@@ -35,7 +36,7 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 from urllib.parse import quote
@@ -55,9 +56,7 @@ from durable_harness.harness.candidate._driver import CandidateFailed
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
 
 if TYPE_CHECKING:
-    from durable_harness.harness._gate import Gate
-    from durable_harness.harness._loopback import LoopbackServers
-    from durable_harness.harness._network import Network
+    from durable_harness.harness._serving import Served
 
 __all__ = ["ProcessDriver", "ProcessWorld"]
 
@@ -99,18 +98,17 @@ _SNIPPET = 120
 class ProcessWorld(Protocol):
     """What the process driver needs of the World."""
 
-    scenario: Any
     clock: Any  # a RealTimeClock
     history: History
-    gate: Gate
     workdir: Path
 
     @property
-    def services(self) -> Mapping[str, Any]: ...  # name -> BuiltService (its ``fake``)
-    @property
     def secrets(self) -> tuple[str, ...]: ...
+    @property
+    def requests(self) -> int: ...
+    def mutations(self) -> int: ...
     def env(self, worker_id: str) -> CandidateEnv: ...
-    def serve_at(self, bases: Mapping[str, str]) -> None: ...
+    def serve(self, worker_id: str, on_crash: Callable[[CandidateCrashed], None]) -> Served: ...
 
 
 class ProcessDriver:
@@ -128,9 +126,7 @@ class ProcessDriver:
         self.last_death: str | None = None
         self.log_path = world.workdir / f"candidate-{worker_id}.log"
         self._owner = threading.current_thread()
-        self._servers: LoopbackServers | None = None
-        self._network: Network | None = None
-        self._bases: dict[str, str] = {}
+        self._served: Served | None = None
         self.solo = True  # the only worker of its run (Workers says otherwise)
         self.frozen = False  # stopped by SIGSTOP (a pause): no call reaches it
         self._spared_crash = False
@@ -170,53 +166,25 @@ class ProcessDriver:
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
-        if self._servers is None:
-            from durable_harness.harness._loopback import LoopbackServers
-
-            self._servers = LoopbackServers(self._world.gate, self._clock, process=lambda: self.worker_id,
-                                            on_crash=self._crashed_at_io)
-            bases = self._servers.start()
-            note: dict[str, Any] = {"command": self._command.line, "time_scale": self._clock.scale}
-            if _needs_network(self._world.scenario):
-                bases = self._front_with_proxies(bases)
-                note["toxiproxy"] = self._network.server if self._network is not None else None
-            self._bases = bases  # this worker's own servers: the port says whose request it is
+        if self._served is None:
+            self._served = self._world.serve(self.worker_id, self._crashed_at_io)
+            note: dict[str, Any] = {"command": self._command.line, "time_scale": self._clock.scale,
+                                    **self._served.note}
             if self.worker_id != "worker-1":
                 note["worker"] = self.worker_id
             self._history.append(self._clock.now(), "note", "harness", {"process_driver": note})
         self._spawn()
         self._wait_healthy()
 
-    def _front_with_proxies(self, bases: Mapping[str, str]) -> dict[str, str]:
-        """A Toxiproxy proxy in front of each service; ``toxic`` faults act on them (``_network``)."""
-        from durable_harness.harness._network import Network, toxiproxy_url
-        from durable_harness.harness._seeds import component_random
-
-        network = self._network = Network(rng=component_random(int(getattr(self._world, "seed", 0)), "toxiproxy"),
-                                          scale=self._clock.scale, url=toxiproxy_url(os.environ))
-        hosts = {name: built.fake.host for name, built in self._world.services.items() if built.fake.host in bases}
-        fronted = network.front({name: bases[host] for name, host in hosts.items()})
-        nemesis = self._world.gate.nemesis
-        nemesis.effects["toxic"] = self._toxic
-        nemesis.on_heal.append(network.heal)
-        return {**bases, **{host: fronted[name] for name, host in hosts.items()}}
-
-    def _toxic(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The world effect of a ``toxic`` fault: on the proxy now, off after ``for_s`` (or at the heal)."""
-        assert self._network is not None
-        evidence = self._network.apply(params)
-        if evidence is not None and params.get("for_s"):
-            self._clock.call_later(float(params["for_s"]), self._network.remover(evidence))
-        return evidence
-
     def _spawn(self, *, lost_port: bool = False) -> None:
+        assert self._served is not None
         env = self._world.env(self.worker_id)
         if not self._secrets:
             self._secrets = _log_secrets(self._world.secrets, env)
         self._port = listen_port()
         if self.solo or self._starts == 0:  # the run's time stands still until it is up again, as a restart
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
-        contract = {**_served_at(env.environ(), self._bases), "CANDIDATE_LISTEN": self._listen,
+        contract = {**_served_at(env.environ(), self._served.bases), "CANDIDATE_LISTEN": self._listen,
                     "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}"}
         self._starts += 1
         self._killed_at_io = False
@@ -334,15 +302,11 @@ class ProcessDriver:
         self._wait_healthy()
 
     def close(self) -> None:
-        """Kill the candidate, end the run's time, stop the servers: on every way out of a run."""
+        """Kill the candidate, end the run's time, close what the world served: on every way out of a run."""
         self._kill()
         self._clock.stop()
-        try:
-            if self._network is not None:
-                self._network.close()
-        finally:
-            if self._servers is not None:
-                self._servers.stop()
+        if self._served is not None:
+            self._served.close()
         now = self._clock.now()
         for invoke, done in self._history.operations():
             if done is None and invoke.op is not None and self._history.is_open(invoke.op):
@@ -444,7 +408,7 @@ class ProcessDriver:
             raise CandidateFailed(self._failed)
         if not self._alive:
             return None
-        requests = self._world.gate.requests
+        requests = self._world.requests
         end = self._clock.now() + STEP_WINDOW_S
         for _ in range(_MAX_WAKES):
             left = end - self._clock.now()
@@ -453,15 +417,15 @@ class ProcessDriver:
             self._clock.wait(left)
             if not self._alive or not self._check_running("step"):
                 return None
-            if self._world.gate.requests != requests:
-                requests = self._world.gate.requests
+            if self._world.requests != requests:
+                requests = self._world.requests
                 for job_id in list(self._jobs):
                     self.report(job_id)
                     if not self._alive:
                         return None
             self._observe()
         self._observe()
-        waiting = self._servers is not None and self._servers.dispatching > 0
+        waiting = self._served is not None and self._served.dispatching > 0
         return waiting or self._clock.now() - self._changed_at < QUIET_S
 
     def _observe(self) -> None:
@@ -470,7 +434,7 @@ class ProcessDriver:
             if self._history[index].type in ("action", "fault"):
                 self._acted += 1
         self._scanned = len(self._history)
-        seen = (sum(b.fake.mutations() for b in self._world.services.values()), self._acted, self._sampler.last)
+        seen = (self._world.mutations(), self._acted, self._sampler.last)
         if seen != self._seen:
             self._seen, self._changed_at = seen, self._clock.now()
 
@@ -589,10 +553,3 @@ def _served_at(environ: Mapping[str, str], bases: Mapping[str, str]) -> dict[str
         old = f"http://{host}"
         out = {k: base + v[len(old):] if v.startswith(old) else v for k, v in out.items()}
     return out
-
-
-def _needs_network(scenario: Any) -> bool:
-    """Whether a fault of the scenario acts on the network (a Toxiproxy proxy in front of each service)."""
-    from durable_harness.harness.faults import get_fault_kind
-
-    return any(get_fault_kind(f.kind).network for f in getattr(scenario, "faults", ()))

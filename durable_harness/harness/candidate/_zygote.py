@@ -57,7 +57,7 @@ from typing import Any
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness.candidate._environ import candidate_environ
-from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, recv, send
+from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, ZygoteKind, recv, send
 from durable_harness.harness.candidate._preload import preload_modules, preload_origins
 
 __all__ = ["SHARED_ZYGOTE", "START_TIMEOUT_S", "Zygote", "instances_cpu_s", "share_with_this_fork", "share_zygote",
@@ -127,7 +127,7 @@ class Zygote:
         except (Silent, HungUp, PipeGarbage, OSError):
             sock.close()
             return None
-        if hello.get("k") != "ready" or hello.get("key") != zygote_key() or not isinstance(hello.get("pid"), int):
+        if hello.get("k") != ZygoteKind.READY or hello.get("key") != zygote_key() or not isinstance(hello.get("pid"), int):
             sock.close()
             return None
         return cls(sock, shared=True, pid=int(hello["pid"]), address=address)
@@ -162,13 +162,13 @@ class Zygote:
         """Fork an instance for ``request`` (``_child.run_child`` reads it), where this process is
         (its working directory and search path); its pid and the harness's end of its pipe."""
         with self._lock:
-            answer = self._ask({**request, "k": "spawn", "cwd": _cwd(), "paths": [p for p in sys.path if p]})
+            answer = self._ask({**request, "k": ZygoteKind.SPAWN, "cwd": _cwd(), "paths": [p for p in sys.path if p]})
             return int(answer["pid"]), self._received_pipe(f"instance {answer.get('pid')}")
 
     def reap(self, pid: int) -> tuple[int | None, float]:
         """Wait for instance ``pid`` (already killed, or dead): its wait status and CPU seconds."""
         with self._lock:
-            answer = self._ask({"k": "reap", "pid": pid})
+            answer = self._ask({"k": ZygoteKind.REAP, "pid": pid})
         status = answer.get("status")
         cpu_s = float(answer.get("cpu_s") or 0.0)
         self.instances_cpu_s += cpu_s
@@ -177,7 +177,7 @@ class Zygote:
     def connection(self) -> socket.socket:
         """Another pipe to the zygote, for a fork of this process to make its own (see the module's doc)."""
         with self._lock:
-            self._ask({"k": "connect"})
+            self._ask({"k": ZygoteKind.CONNECT})
             return self._received_pipe("a new pipe")
 
     def share_with_this_fork(self, pipe: socket.socket) -> None:
@@ -206,7 +206,7 @@ class Zygote:
             answer, _ = recv(self._sock, _ANSWER_TIMEOUT_S)
         except (Silent, HungUp, PipeGarbage, OSError) as err:
             raise self._broken(str(err)) from None
-        if answer.get("k") == "failed":
+        if answer.get("k") == ZygoteKind.FAILED:
             raise self._broken(str(answer.get("message")))
         return answer
 

@@ -27,7 +27,7 @@ import sys
 from typing import Any
 
 from durable_harness.harness.candidate._child import _die_with_the_zygote, run_child
-from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, recv, send
+from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, ZygoteKind, recv, send
 from durable_harness.harness.candidate._preload import preload
 from durable_harness.harness.candidate._warm import warm_sdk
 
@@ -49,7 +49,7 @@ def main(fd: int, listen_fd: int = -1, key: str = "", preloaded: str = "[]") -> 
 
     gc.collect()
     gc.freeze()  # what is here now is shared with every fork: no collection of ours touches it again
-    send(sock, {"k": "ready", "pid": os.getpid(), "key": key})
+    send(sock, {"k": ZygoteKind.READY, "pid": os.getpid(), "key": key})
     if listen_fd >= 0:
         _LISTENER.append(socket.socket(fileno=listen_fd))
     _loop(sock, key)
@@ -91,7 +91,7 @@ def _accept(listener: socket.socket, pipes: list[socket.socket], dedicated: set[
         _LISTENER.clear()
         _die_with_the_zygote()  # its parent is the zygote it was forked from, as an instance's is
         try:
-            send(conn, {"k": "ready", "pid": os.getpid(), "key": key})
+            send(conn, {"k": ZygoteKind.READY, "pid": os.getpid(), "key": key})
             _loop(conn, key)
         finally:
             os._exit(0)
@@ -106,22 +106,22 @@ def _serve(sock: socket.socket, pipes: list[socket.socket]) -> bool:
     except (HungUp, PipeGarbage, OSError):
         return False
     try:
-        if header["k"] == "spawn":
+        if header["k"] == ZygoteKind.SPAWN:
             _spawn(sock, header, pipes)
-        elif header["k"] == "reap":
+        elif header["k"] == ZygoteKind.REAP:
             _reap(sock, int(header["pid"]))
-        elif header["k"] == "connect":
+        elif header["k"] == ZygoteKind.CONNECT:
             ours, theirs = socket.socketpair()
             pipes.append(ours)
-            send(sock, {"k": "connected"})
+            send(sock, {"k": ZygoteKind.CONNECTED})
             socket.send_fds(sock, [b"F"], [theirs.fileno()])
             theirs.close()
         else:
-            send(sock, {"k": "failed", "message": f"unknown request {header['k']!r}"})
+            send(sock, {"k": ZygoteKind.FAILED, "message": f"unknown request {header['k']!r}"})
     except (HungUp, OSError):
         return False
     except Exception as err:  # a bug of ours: say it, and go on serving
-        send(sock, {"k": "failed", "message": f"{type(err).__name__}: {err}"})
+        send(sock, {"k": ZygoteKind.FAILED, "message": f"{type(err).__name__}: {err}"})
     return True
 
 
@@ -135,7 +135,7 @@ def _spawn(sock: socket.socket, request: dict[str, Any], pipes: list[socket.sock
         _where(request)
         run_child(theirs, request)
     theirs.close()
-    send(sock, {"k": "spawned", "pid": pid})
+    send(sock, {"k": ZygoteKind.SPAWNED, "pid": pid})
     socket.send_fds(sock, [b"F"], [ours.fileno()])
     ours.close()
 
@@ -158,9 +158,9 @@ def _reap(sock: socket.socket, pid: int) -> None:
     try:
         _, status, usage = os.wait4(pid, 0)
     except ChildProcessError:
-        send(sock, {"k": "reaped", "pid": pid, "status": None, "cpu_s": 0.0})
+        send(sock, {"k": ZygoteKind.REAPED, "pid": pid, "status": None, "cpu_s": 0.0})
         return
-    send(sock, {"k": "reaped", "pid": pid, "status": status, "cpu_s": usage.ru_utime + usage.ru_stime})
+    send(sock, {"k": ZygoteKind.REAPED, "pid": pid, "status": status, "cpu_s": usage.ru_utime + usage.ru_stime})
 
 
 def _import_bundled() -> None:
