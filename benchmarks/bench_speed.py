@@ -73,7 +73,7 @@ ROWS = ("baseline", "requests", "isolation", "instructions", "sweep", "stranger"
 def _cpu() -> float:
     """CPU seconds of this process, of its children that ended, and of the candidate instances its
     zygote reaped (a Python candidate runs in processes of its own, children of the zygote)."""
-    from durable_harness.harness.candidate._zygote import instances_cpu_s
+    from durable_harness.harness.isolation._zygote import instances_cpu_s
 
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime + instances_cpu_s()
@@ -231,7 +231,7 @@ def row_requests(args: argparse.Namespace) -> list[Figure]:
 def row_isolation(args: argparse.Namespace) -> list[Figure]:
     """What running the candidate in processes of its own costs: a baseline run with each instance
     forked from the zygote against the same run inside the harness's process (DH_IN_PROCESS=1)."""
-    from durable_harness.harness.candidate._zygote import Zygote
+    from durable_harness.harness.isolation._zygote import Zygote
 
     base = _scenario("baseline")
     start = Figure("zygote start-up wall", "ms", "starting the process instances are forked from (once per harness)")
@@ -392,7 +392,7 @@ def row_catalogue(args: argparse.Namespace) -> list[Figure]:
     wall = Figure(f"catalogue x candidates wall (-j {args.jobs})", "s", what + f", wall time in {args.jobs} processes")
     per_wall = Figure("virtual s per wall s (catalogue)", "x", "virtual seconds simulated per wall second, " + what)
     per_cpu = Figure("virtual s per CPU s (catalogue)", "x", "virtual seconds simulated per CPU second, " + what)
-    from durable_harness.harness.candidate._zygote import share_zygote
+    from durable_harness.harness.isolation._zygote import share_zygote
 
     share_zygote()  # as ``run -j`` does: its workers fork their instances from one zygote
     for _ in range(args.catalogue_repeat):

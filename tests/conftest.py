@@ -62,6 +62,6 @@ if "DURABLE_HARNESS_CACHE" not in os.environ:
 
 def pytest_configure(config: object) -> None:
     if not hasattr(config, "workerinput"):  # the controlling process (or a run without xdist)
-        from durable_harness.harness.candidate._zygote import share_zygote
+        from durable_harness.harness.isolation._zygote import share_zygote
 
         share_zygote()

@@ -61,7 +61,7 @@ def add_explore_parser(sub: Any, handler: Any, seed_type: Any) -> None:
 def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
     from durable_harness.harness._settings import check_settings
     from durable_harness.harness.actions import action_kinds
-    from durable_harness.harness.candidate._probe import probe_candidate
+    from durable_harness.harness.isolation._probe import probe_candidate
     from durable_harness.harness.explore import coverage_lines, explore, export, scenario_yaml
     from durable_harness.harness.faults import fault_kinds
     from durable_harness.harness.workloads import workload_names

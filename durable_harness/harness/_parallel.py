@@ -7,7 +7,7 @@ back in the catalogue's order, whatever order they finished in, and the report m
 the sequential run's. Progress is printed as scenarios finish. The workers are started by a fork
 server (no state of this process but its environment: ``--keep-candidate-db`` and ``--toxiproxy``
 have set theirs before), ``N`` at most, never more than there are scenarios. They share this
-process's zygote (``candidate._zygote``: one start-up of the SDK, not one per worker).
+process's zygote (``isolation._zygote``: one start-up of the SDK, not one per worker).
 
 A signal stops the run: no new scenario starts, the workers are stopped, and what finished is
 kept (the run is partial, as a sequential run cut short is). A harness killed outright (SIGKILL)
@@ -86,7 +86,7 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
 def _share_the_zygote(candidate: str) -> None:
     """The workers fork their candidate's instances from this process's zygote (``DH_ZYGOTE``),
     started once here rather than once in each worker: they inherit the variable."""
-    from durable_harness.harness.candidate._zygote import share_zygote
+    from durable_harness.harness.isolation._zygote import share_zygote
     from durable_harness.harness.drivers import driver_kind
 
     if driver_kind(candidate).zygote:

@@ -34,8 +34,8 @@ from durable_harness.harness._signals import raise_if_pending
 from durable_harness.harness._workers import Workers
 from durable_harness.harness._world import World
 from durable_harness.harness.candidate import OUTCOMES, CandidateFailed, Driver
-from durable_harness.harness.candidate._probe import probe_candidate
-from durable_harness.harness.candidate._sdk_time import sdk_webhooks_on_virtual_time
+from durable_harness.harness.isolation._probe import probe_candidate
+from durable_harness.harness.isolation._sdk_time import sdk_webhooks_on_virtual_time
 from durable_harness.harness.checkers import CheckInput, CheckResult, run_checkers
 from durable_harness.harness.drivers import driver_kind
 from durable_harness.harness.faults import get_fault_kind

@@ -19,9 +19,9 @@ def check_settings(environ: Mapping[str, str] = os.environ) -> None:
     from durable_harness.harness._coverage import strict_coverage
     from durable_harness.harness._postgres import wants_postgres
     from durable_harness.harness._scratch import scratch_root
-    from durable_harness.harness.candidate._forked import bounds_from_environment
-    from durable_harness.harness.candidate._preload import check_preload
-    from durable_harness.harness.candidate._process import startup_timeout_s
+    from durable_harness.harness.drivers._forked_driver import bounds_from_environment
+    from durable_harness.harness.isolation._preload import check_preload
+    from durable_harness.harness.drivers._process_driver import startup_timeout_s
 
     bounds_from_environment(environ)
     scratch_root(environ)  # raises for a folder it cannot use

@@ -54,9 +54,9 @@ from durable_harness.harness._scratch import make_scratch
 from durable_harness.harness._sweep import (
     POINTS, SweepError, SweepPoint, clean_run_failed, clean_scenario, point_reproduce, point_scenario, points_of,
 )
-from durable_harness.harness.candidate._forked import ForkedDriver, network_from_environment
-from durable_harness.harness.candidate._probe import probe_candidate
-from durable_harness.harness.candidate._zygote import _REAPED, instances_cpu_s, share_with_this_fork, zygote
+from durable_harness.harness.drivers._forked_driver import ForkedDriver, network_from_environment
+from durable_harness.harness.isolation._probe import probe_candidate
+from durable_harness.harness.isolation._zygote import _REAPED, instances_cpu_s, share_with_this_fork, zygote
 from durable_harness.harness.drivers import driver_kind
 from durable_harness.harness.faults import FaultContext, get_fault_kind
 from durable_harness.harness.scenario import Scenario

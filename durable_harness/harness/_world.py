@@ -26,7 +26,7 @@ from durable_harness.harness._realtime import RealTimeClock, WorldLock
 from durable_harness.harness._webhook_delivery import WebhookDelivery
 from durable_harness.harness.candidate import CandidateCrashed, CandidateEnv, Driver
 from durable_harness.harness.candidate._env import build_env, env_data
-from durable_harness.harness.candidate._sdk_time import patch_here, sdk_retries_on_virtual_time
+from durable_harness.harness.isolation._sdk_time import patch_here, sdk_retries_on_virtual_time
 from durable_harness.harness.actions import get_action_kind
 from durable_harness.harness.actions.user import next_version
 from durable_harness.harness.faults import RequestFault, get_fault_kind

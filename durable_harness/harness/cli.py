@@ -37,7 +37,7 @@ from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._progress import Progress
 from durable_harness.harness._shard import Shard, ShardError, parse_shard, select
 from durable_harness.harness.candidate import CandidateSpecError
-from durable_harness.harness.candidate._probe import probe_candidate
+from durable_harness.harness.isolation._probe import probe_candidate
 from durable_harness.harness.verdict import EXIT_MEANING, worst_exit
 
 __all__ = ["main"]

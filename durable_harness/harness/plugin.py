@@ -93,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
         check_settings()
     except ValueError as err:
         raise pytest.UsageError(str(err)) from None
-    from durable_harness.harness.candidate._zygote import share_zygote
+    from durable_harness.harness.isolation._zygote import share_zygote
     from durable_harness.harness.drivers import driver_kind
 
     if driver_kind(str(candidate or "reference")).zygote:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from durable_harness.harness.candidate import _probe
+from durable_harness.harness.isolation import _probe
 from durable_harness.harness.candidate._spec import CandidateSpecError
 
 

@@ -55,7 +55,7 @@ def test_two_kinds_that_take_one_spec_are_the_harnesss_error_naming_them() -> No
 
 STUB = '''
 """A driver of one's own: ``echo:<spec>`` runs <spec>'s factory in the harness's own process."""
-from durable_harness.harness.candidate._inprocess import InProcessDriver
+from durable_harness.harness.drivers._inprocess_driver import InProcessDriver
 from durable_harness.harness.candidate._spec import python_digest, python_factory, python_precheck
 from durable_harness.harness.drivers import DriverKind, register_driver_kind
 

@@ -11,7 +11,7 @@ import pytest
 from durable_harness.harness import History
 from durable_harness.harness._clock import VirtualClock
 from durable_harness.harness.candidate import CandidateCrashed, CandidateFailed
-from durable_harness.harness.candidate._instances import InstanceKeeper
+from durable_harness.harness.drivers._instances import InstanceKeeper
 
 
 class _Instance:

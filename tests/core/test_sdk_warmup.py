@@ -18,7 +18,7 @@ SCRIPT = textwrap.dedent('''
     import httpx
     WARM = sys.argv[1] == "warm"
     if WARM:
-        from durable_harness.harness.candidate._warm import warm_sdk
+        from durable_harness.harness.isolation._warm import warm_sdk
         warm_sdk()
     import openai
     from openai._models import _CachedTypeAdapter

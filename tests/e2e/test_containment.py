@@ -20,7 +20,7 @@ import pytest
 from durable_harness.harness import load_scenario
 from durable_harness.harness._run import run_once
 from durable_harness.harness.candidate._environ import PASS_ENV
-from durable_harness.harness.candidate._zygote import zygote
+from durable_harness.harness.isolation._zygote import zygote
 from tests.e2e._processes import MARK, new_mark, wait_gone
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
@@ -48,7 +48,7 @@ def children(pid: int | str = "self") -> set[int]:
 def own_zygote(monkeypatch: pytest.MonkeyPatch) -> None:
     """Instances are counted as the zygote's children: a zygote this process started itself (one
     shared with other processes, ``DH_ZYGOTE``, forks theirs too)."""
-    from durable_harness.harness.candidate import _zygote
+    from durable_harness.harness.isolation import _zygote
 
     monkeypatch.delenv(_zygote.SHARED_ZYGOTE, raising=False)
     if zygote().shared:

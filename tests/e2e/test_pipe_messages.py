@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from durable_harness.harness._run import run_once
-from durable_harness.harness.candidate import _child, _forked
-from durable_harness.harness.candidate._pipe import InstanceKind, ZygoteKind, frame, recv
+from durable_harness.harness.drivers import _forked_driver as _forked
+from durable_harness.harness.isolation import _child
+from durable_harness.harness.isolation._pipe import InstanceKind, ZygoteKind, frame, recv
 from durable_harness.harness.scenario import load_scenario
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)

@@ -13,9 +13,9 @@ import pytest
 
 from durable_harness.harness._run import run_once
 from durable_harness.harness._settings import check_settings
-from durable_harness.harness.candidate import _probe
-from durable_harness.harness.candidate._preload import PRELOAD_ENV, preload_modules
-from durable_harness.harness.candidate._zygote import zygote, zygote_key
+from durable_harness.harness.isolation import _probe
+from durable_harness.harness.isolation._preload import PRELOAD_ENV, preload_modules
+from durable_harness.harness.isolation._zygote import zygote, zygote_key
 from durable_harness.harness.cli import main
 from durable_harness.harness.scenario import load_scenario
 

@@ -27,7 +27,7 @@ import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness._realtime import TIME_SCALE_ENV
-from durable_harness.harness.candidate._ports import listen_port
+from durable_harness.harness.drivers._ports import listen_port
 from durable_harness.harness.cli import main
 from tests.e2e._processes import (
     MISBEHAVING, NODE_EXAMPLE, REFERENCE, REPO, kill_marked, marked, new_mark, survivors, wait_gone, wait_present,
@@ -182,21 +182,21 @@ def test_a_candidate_that_exits_at_start_shows_its_last_lines(tmp_path: Path, ma
 
 def test_a_candidate_that_never_becomes_healthy_is_given_up_on(tmp_path: Path, mark: str,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("durable_harness.harness.candidate._process.STARTUP_TIMEOUT_S", 2.0)
+    monkeypatch.setattr("durable_harness.harness.drivers._process_driver.STARTUP_TIMEOUT_S", 2.0)
     doc = run(BASELINE, marked(f"{MISBEHAVING} never-healthy", mark), tmp_path)
     cannot_run(doc, "did not answer GET /health with 200 within 2 s", "CANDIDATE_LISTEN=127.0.0.1:")
 
 
 def test_a_candidate_that_stops_answering_is_given_up_on(tmp_path: Path, mark: str,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("durable_harness.harness.candidate._process.CALL_TIMEOUT_S", 2.0)
+    monkeypatch.setattr("durable_harness.harness.drivers._process_driver.CALL_TIMEOUT_S", 2.0)
     doc = run(BASELINE, marked(f"{MISBEHAVING} hangs", mark), tmp_path)
     cannot_run(doc, "did not answer POST /jobs within 2 s (it stopped answering)")
 
 
 def test_the_whole_process_group_is_killed(tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The candidate started a child of its own: it dies with it (the mark fixture counts them)."""
-    monkeypatch.setattr("durable_harness.harness.candidate._process.CALL_TIMEOUT_S", 2.0)
+    monkeypatch.setattr("durable_harness.harness.drivers._process_driver.CALL_TIMEOUT_S", 2.0)
     doc = run(BASELINE, marked(f"{MISBEHAVING} forks", mark), tmp_path)
     cannot_run(doc, "stopped answering")
 
@@ -214,7 +214,7 @@ def test_a_port_taken_by_another_process_before_the_candidate_binds_it_is_the_ha
         tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The harness names a port that is free when it looks; another process takes it before the
     candidate binds it. Not the candidate's fault: it is started again on another port, and passes."""
-    from durable_harness.harness.candidate import _ports
+    from durable_harness.harness.drivers import _ports
 
     with socket.socket() as thief:
         thief.bind(("127.0.0.1", 0))
@@ -226,7 +226,7 @@ def test_a_port_taken_by_another_process_before_the_candidate_binds_it_is_the_ha
             named.append(stolen if not named else _ports.listen_port())
             return named[-1]
 
-        monkeypatch.setattr("durable_harness.harness.candidate._process.listen_port", listen_port)
+        monkeypatch.setattr("durable_harness.harness.drivers._process_driver.listen_port", listen_port)
         doc = run(BASELINE, marked(REFERENCE, mark), tmp_path)
     assert doc["verdict"] == "pass", failing(doc)
     assert named[0] == stolen and len(named) == 2 and named[1] != stolen
@@ -236,7 +236,7 @@ def test_a_port_taken_by_another_process_before_the_candidate_binds_it_is_the_ha
 
 
 def test_the_port_named_to_a_candidate_is_free_and_below_the_ephemeral_range() -> None:
-    from durable_harness.harness.candidate import _ports
+    from durable_harness.harness.drivers import _ports
 
     top = _ports._ephemeral_start()
     ports = [_ports.listen_port() for _ in range(50)]

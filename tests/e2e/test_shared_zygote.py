@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
-from durable_harness.harness.candidate._zygote import SHARED_ZYGOTE, Zygote
+from durable_harness.harness.isolation._zygote import SHARED_ZYGOTE, Zygote
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -32,7 +32,7 @@ BASELINE = REPO / "durable_harness" / "scenarios" / "baseline.yaml"
 _PROBE = """
 import json, sys
 from durable_harness.harness import load_scenario, run_scenario
-from durable_harness.harness.candidate._zygote import zygote
+from durable_harness.harness.isolation._zygote import zygote
 doc = run_scenario(load_scenario(sys.argv[1]), sys.argv[2])
 one = zygote()
 parent = int(open(f"/proc/{one.pid}/stat").read().rsplit(")", 1)[1].split()[1])
@@ -105,7 +105,7 @@ def test_a_zygote_that_is_gone_is_not_used(baseline_digest: str, tmp_path: Path)
 def test_run_j_and_the_plugin_share_their_zygote_with_their_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """``run -j N`` names its zygote to its workers before it starts them; not for a command's run."""
     from durable_harness.harness import _parallel
-    from durable_harness.harness.candidate._zygote import zygote
+    from durable_harness.harness.isolation._zygote import zygote
 
     monkeypatch.delenv(SHARED_ZYGOTE, raising=False)
     _parallel._share_the_zygote("cmd:python -m durable_harness.candidates.reference.serve")
@@ -130,7 +130,7 @@ def test_a_dedicated_zygote_ends_with_its_harness_process(owner: Zygote, tmp_pat
     assert owner.address is not None
     environ = {**{k: v for k, v in os.environ.items() if k != SHARED_ZYGOTE}, SHARED_ZYGOTE: owner.address,
                "PYTHONPATH": str(REPO)}
-    script = ("import time; from durable_harness.harness.candidate._zygote import zygote; z = zygote(); "
+    script = ("import time; from durable_harness.harness.isolation._zygote import zygote; z = zygote(); "
               "print(z.pid, z.shared, flush=True); time.sleep(600)")
     harness = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, env=environ, stdout=subprocess.PIPE,
                                text=True)
@@ -154,7 +154,7 @@ def test_a_zygote_that_cannot_start_is_not_shared_and_nothing_breaks_there(monke
     """``share_zygote`` runs where a failure must not stop everything (pytest's configuration, ``run
     -j`` before its workers): a zygote that cannot start is left to each run to report."""
     from durable_harness.harness import _errors
-    from durable_harness.harness.candidate import _zygote
+    from durable_harness.harness.isolation import _zygote
 
     def cannot(cls: Any) -> Zygote:
         raise _errors.HarnessError("the harness could not start the process its candidates are forked from")

@@ -172,8 +172,8 @@ def test_a_fork_killed_mid_exchange_with_the_zygote_leaves_the_parents_pipe_whol
     """A fork (a crash point) talks to the zygote on a pipe of its own: if it dies between asking
     and reading the answer, the answer is lost with its pipe, and the parent's next exchange gets
     its own answer, not the dead fork's."""
-    from durable_harness.harness.candidate._pipe import ZygoteKind, send
-    from durable_harness.harness.candidate._zygote import share_with_this_fork, zygote
+    from durable_harness.harness.isolation._pipe import ZygoteKind, send
+    from durable_harness.harness.isolation._zygote import share_with_this_fork, zygote
 
     pipe = zygote().connection()
     pid = os.fork()

@@ -1,8 +1,10 @@
-"""Candidates: the contract (protocol, environment), the drivers (in-process, forked, process), and
-``--candidate`` resolution (``cmd:<command line>`` names a process).
+"""The candidate contract: its protocol (``Candidate``, ``CandidateEnv``, the JobReport and the one
+check of it), the ``Driver`` protocol every driver implements, the environment a candidate process
+starts with, and ``--candidate`` resolution (``cmd:<command line>`` names a process). What runs a
+candidate is in ``harness.drivers``; what keeps it out of the harness's memory, in ``harness.isolation``.
 
 Names load lazily, on first use: a candidate's own process imports only the modules it needs
-(``_zygote``, ``_child``, ``_env``), never the drivers or the world behind them.
+(``_env``, ``_protocol``), never the drivers or the world behind them.
 """
 
 from __future__ import annotations
@@ -22,10 +24,8 @@ __all__ = [
     "CandidateRunaway",
     "CandidateSpecError",
     "Driver",
-    "InProcessDriver",
     "OP_STATES",
     "OUTCOMES",
-    "ProcessDriver",
     "ServiceEndpoint",
     "candidate_digest",
     "candidate_names",
@@ -37,8 +37,6 @@ __all__ = [
 _WHERE = {
     **dict.fromkeys(("CandidateCommand", "parse_command"), "durable_harness.harness.candidate._command"),
     **dict.fromkeys(("CAPABILITIES", "CandidateFailed", "Driver"), "durable_harness.harness.candidate._driver"),
-    "InProcessDriver": "durable_harness.harness.candidate._inprocess",
-    "ProcessDriver": "durable_harness.harness.candidate._process",
     **dict.fromkeys(("OP_STATES", "OUTCOMES", "Candidate", "CandidateClock", "CandidateCrashed", "CandidateEnv",
                      "CandidateRunaway", "ServiceEndpoint"), "durable_harness.harness.candidate._protocol"),
     **dict.fromkeys(("CandidateSpecError", "candidate_digest", "candidate_names", "describe_candidate",

@@ -6,7 +6,7 @@ that cannot start. ``command_digest`` identifies the candidate's code for report
 line, plus the source files it names (a script and the files of its kind beside it, or the
 package of ``python -m PACKAGE``), so runs of different code never mix.
 
-It deliberately does not start anything (``_process`` does).
+It deliberately does not start anything (``drivers._process_driver`` does).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ def contained(environ: Mapping[str, str]) -> bool:
 
 
 def _make(world: Any, spec: str, worker_id: str) -> Any:
-    from durable_harness.harness.candidate._forked import ForkedDriver, bounds_from_environment
+    from durable_harness.harness.drivers._forked_driver import ForkedDriver, bounds_from_environment
 
     return ForkedDriver(spec, world, worker_id=worker_id, **bounds_from_environment(os.environ))
 

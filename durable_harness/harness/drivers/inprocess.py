@@ -11,7 +11,7 @@ from durable_harness.harness.drivers.forked import contained
 
 
 def _make(world: Any, spec: str, worker_id: str) -> Any:
-    from durable_harness.harness.candidate._inprocess import InProcessDriver
+    from durable_harness.harness.drivers._inprocess_driver import InProcessDriver
 
     return InProcessDriver(python_factory(spec), world.env, world.clock, world.history, worker_id=worker_id)
 

@@ -35,7 +35,7 @@ def _stand_in(spec: str) -> Callable[[Any], Any]:
 
 
 def _make(world: Any, spec: str, worker_id: str) -> Any:
-    from durable_harness.harness.candidate._process import ProcessDriver
+    from durable_harness.harness.drivers._process_driver import ProcessDriver
 
     return ProcessDriver(parse_command(spec), world, worker_id=worker_id)
 

@@ -51,7 +51,7 @@ from durable_harness.harness._supervisor import Child, SpawnError, spawn
 from durable_harness.harness.candidate._claims import RefusedReport, ReportSampler
 from durable_harness.harness.candidate._command import CandidateCommand
 from durable_harness.harness.candidate._environ import candidate_environ
-from durable_harness.harness.candidate._ports import listen_port, lost
+from durable_harness.harness.drivers._ports import listen_port, lost
 from durable_harness.harness.candidate._driver import CandidateFailed
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
 

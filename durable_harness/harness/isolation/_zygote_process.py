@@ -26,10 +26,10 @@ import socket
 import sys
 from typing import Any
 
-from durable_harness.harness.candidate._child import _die_with_the_zygote, run_child
-from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, ZygoteKind, recv, send
-from durable_harness.harness.candidate._preload import preload
-from durable_harness.harness.candidate._warm import warm_sdk
+from durable_harness.harness.isolation._child import _die_with_the_zygote, run_child
+from durable_harness.harness.isolation._pipe import HungUp, PipeGarbage, ZygoteKind, recv, send
+from durable_harness.harness.isolation._preload import preload
+from durable_harness.harness.isolation._warm import warm_sdk
 
 __all__ = ["main"]
 

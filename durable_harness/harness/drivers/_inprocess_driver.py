@@ -18,7 +18,7 @@ from typing import Any
 from durable_harness.harness._clock import VirtualClock
 from durable_harness.harness._history import History
 from durable_harness.harness.candidate._driver import CandidateFailed
-from durable_harness.harness.candidate._instances import InstanceKeeper
+from durable_harness.harness.drivers._instances import InstanceKeeper
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv
 
 __all__ = ["InProcessDriver"]

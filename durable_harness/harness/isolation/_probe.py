@@ -16,11 +16,11 @@ import os
 import signal
 from dataclasses import dataclass
 
-from durable_harness.harness.candidate._pipe import HungUp, InstanceKind, PipeGarbage, Silent, recv
+from durable_harness.harness.isolation._pipe import HungUp, InstanceKind, PipeGarbage, Silent, recv
 from durable_harness.harness.candidate._spec import (
     CandidateSpecError, candidate_digest, precheck_candidate, resolve_candidate,
 )
-from durable_harness.harness.candidate._zygote import zygote
+from durable_harness.harness.isolation._zygote import zygote
 
 __all__ = ["PROBE_TIMEOUT_S", "Probe", "probe_candidate"]
 
@@ -56,7 +56,7 @@ def probe_candidate(spec: str) -> Probe:
 
 
 def _network() -> str:
-    from durable_harness.harness.candidate._forked import network_from_environment
+    from durable_harness.harness.drivers._forked_driver import network_from_environment
 
     try:
         return network_from_environment(os.environ)

@@ -36,7 +36,7 @@ import httpx
 
 from durable_harness.harness._libc import libc
 from durable_harness.harness.candidate._claims import check_report
-from durable_harness.harness.candidate._pipe import HungUp, InstanceKind, frame, plain, recv, send
+from durable_harness.harness.isolation._pipe import HungUp, InstanceKind, frame, plain, recv, send
 
 __all__ = ["Limits", "run_child"]
 
@@ -121,7 +121,7 @@ class _Link:
 
 
 def _error(err: BaseException, method: str) -> dict[str, Any]:
-    from durable_harness.harness.candidate._instances import own_frames
+    from durable_harness.harness.drivers._instances import own_frames
 
     message = _safe_str(err)
     if isinstance(err, MemoryError):

@@ -1,6 +1,6 @@
 """The forked driver: a Python candidate in its own process, driven one call at a time over a pipe.
 
-Each instance of the candidate is a child process forked from the harness (``_child`` is its
+Each instance of the candidate is a child process forked from the harness (``isolation._child`` is its
 side). The harness sends a call of the control API and then serves what the child asks while it
 runs the call (requests through the gate, the clock, a sleep) until the child answers: the run is
 as deterministic as in-process, because only one side moves at a time and the harness decides
@@ -33,14 +33,14 @@ from respx.models import AllMockedAssertionError
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._gate import answer_headers, sent_request
-from durable_harness.harness.candidate import _sdk_time as sdk_time
-from durable_harness.harness.candidate._child import Limits
+from durable_harness.harness.isolation import _sdk_time as sdk_time
+from durable_harness.harness.isolation._child import Limits
 from durable_harness.harness.candidate._claims import RefusedReport
 from durable_harness.harness.candidate._driver import CandidateFailed
-from durable_harness.harness.candidate._instances import InstanceKeeper, own_frames
-from durable_harness.harness.candidate._pipe import HungUp, InstanceKind, PipeGarbage, Silent, recv, send
+from durable_harness.harness.drivers._instances import InstanceKeeper, own_frames
+from durable_harness.harness.isolation._pipe import HungUp, InstanceKind, PipeGarbage, Silent, recv, send
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateRunaway
-from durable_harness.harness.candidate._zygote import zygote
+from durable_harness.harness.isolation._zygote import zygote
 
 __all__ = ["BOUNDS", "CALL_TIMEOUT_S", "CPU_S", "CandidateHung", "ForkedDriver", "MEMORY_MB", "NETWORK", "bounds_from_environment",
            "network_from_environment"]

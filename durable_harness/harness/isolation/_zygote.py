@@ -57,8 +57,8 @@ from typing import Any
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness.candidate._environ import candidate_environ
-from durable_harness.harness.candidate._pipe import HungUp, PipeGarbage, Silent, ZygoteKind, recv, send
-from durable_harness.harness.candidate._preload import preload_modules, preload_origins
+from durable_harness.harness.isolation._pipe import HungUp, PipeGarbage, Silent, ZygoteKind, recv, send
+from durable_harness.harness.isolation._preload import preload_modules, preload_origins
 
 __all__ = ["SHARED_ZYGOTE", "START_TIMEOUT_S", "Zygote", "instances_cpu_s", "share_with_this_fork", "share_zygote",
            "zygote", "zygote_key"]
@@ -67,7 +67,7 @@ START_TIMEOUT_S = 120.0  # a fresh interpreter importing the SDK, on a loaded ma
 _ANSWER_TIMEOUT_S = 60.0
 _DEATH_WORDS_S = 10.0  # how long a zygote that closed its pipe is given to end and have its last words read
 _BOOT = "import sys; sys.path[:0] = __import__('json').loads(sys.argv[2]); " \
-        "from durable_harness.harness.candidate._zygote_process import main; " \
+        "from durable_harness.harness.isolation._zygote_process import main; " \
         "main(int(sys.argv[1]), int(sys.argv[3]), sys.argv[4], sys.argv[5])"
 SHARED_ZYGOTE = "DH_ZYGOTE"  # the listening socket of a zygote that harness processes started from here may use
 _SOCKET = "zygote.sock"
