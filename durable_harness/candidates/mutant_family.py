@@ -39,6 +39,7 @@ BUGS: Mapping[str, str] = {
     "retry-after-401": "keeps using a credential that was refused as revoked",
     "sdk-retries-create": "lets the SDK retry a session create on its own (no key: a second session)",
     "size-only-check": "accepts an artifact whose size matches, whatever its bytes",
+    "slug-reconcile": "reconciles a lost draft by the slug it expects its title to get, not its operation key",
     "stale-approval": "caches an approval and ignores its revocation or expiry",
     "title-reconcile": "reconciles a lost write by its title or file name, not its operation key",
     "trust-agent-text": "takes the agent's own words as the job's outcome",

@@ -119,3 +119,18 @@ def test_which_letters_the_key_lookup_takes_as_equal(site: Site, stored: str, as
     mine = post(site.editor, title=f"{token} letters", meta={"operation_key": f"{token}/{stored}"})
     answer = ids(site.editor.get("/wp/v2/posts", params={"operation_key": f"{token}/{asked}", "status": "any"}))
     assert (answer == [mine["id"]]) is found, answer
+
+
+@pytest.mark.parametrize(("title", "slug", "generated"), [
+    ("{n}", None, "{n}-2"),  # the slug it would get on publish: a number is a date archive's
+    ("x {t}", "feed", "x-{t}"),  # its title's, whatever slug the draft was given
+    ("東京 {t}", None, "東京-{t}"),  # decoded: the letters as written, not percent-encoded
+])
+def test_a_drafts_generated_slug_is_its_titles_as_on_publish(site: Site, title: str, slug: str | None,
+                                                              generated: str) -> None:
+    fill = {"t": site.token, "n": _fresh_number(site)}
+    draft = post(site.editor, title=title.format(**fill), **({"slug": slug} if slug else {}))
+    got = site.editor.get(f"/wp/v2/posts/{draft['id']}", params={"context": "edit"}).json()
+    assert got["generated_slug"] == generated.format(**fill), got
+    if slug is None:
+        assert got["slug"] == ""  # a draft has no slug until it is published or given one

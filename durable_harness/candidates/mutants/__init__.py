@@ -4,7 +4,9 @@ from durable_harness.candidates.mutants import (  # noqa: F401  (registration)
     blind_retry, continue_instead_of_result, first_page_only, new_session_on_restart, no_reconcile, resubmit_on_drop, turn_done_is_success, unknown_is_failure,
     trust_environment_id, webhook_unverified,
 )
-from durable_harness.candidates.mutants import error_means_not_applied, first_page_reconcile, title_reconcile  # noqa: F401
+from durable_harness.candidates.mutants import (  # noqa: F401
+    error_means_not_applied, first_page_reconcile, slug_reconcile, title_reconcile,
+)
 from durable_harness.candidates.mutants import (  # noqa: F401  (registration: authority)
     approval_no_digest, approval_not_version_bound, cancel_inflight_retry, disallowed_tool_executed, ignore_cancel,
     publish_without_approval, reopen_after_cancel, reopen_on_new_version, retry_after_401, stale_approval,

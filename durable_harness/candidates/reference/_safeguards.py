@@ -35,6 +35,9 @@ class Safeguards:
     verify_environment: bool = True
     # A write is reconciled by its operation key, never by its title or file name (others share them).
     reconcile_by_operation_key: bool = True
+    # ... nor by the slug it expects its title to get: the site decides slugs (a number is a date
+    # archive's, a taken slug gets "-2", letters of other scripts are kept, not dropped).
+    slug_is_not_identity: bool = True
     # A reconciling lookup reads every page of the listing and checks each item's key.
     page_all_lookups: bool = True
     # A 5xx after a write proves nothing (a proxy may answer 502 after the commit): UNKNOWN, not FAILED.

@@ -171,7 +171,9 @@ class ToolRunner:
         """Find a write again: by its operation key through every page (``name`` is the title or file
         name, which only a control plane without that safeguard looks it up by)."""
         def lookup(key: str) -> tuple[str, Mapping[str, Any]] | None:
-            if self.sg.reconcile_by_operation_key:
+            if kind == "posts" and not self.sg.slug_is_not_identity:
+                found = self.wp.find_by_slug(name)
+            elif self.sg.reconcile_by_operation_key:
                 found = self.wp.find(kind, key, all_pages=self.sg.page_all_lookups, exact=self.sg.exact_key_match)
             else:
                 found = self.wp.find_by_name(kind, name)

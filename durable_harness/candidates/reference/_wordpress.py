@@ -12,6 +12,7 @@ page is read (bounded by ``MAX_LOOKUP_PAGES``).
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -94,6 +95,15 @@ class WordPress:
         if kind == "posts":
             return [item for item in listed if _raw(item.get("title")) == name]
         return [item for item in listed if str(item.get("source_url", "")).rsplit("/", 1)[-1].startswith(stem)]
+
+    def find_by_slug(self, title: str) -> list[Mapping[str, Any]]:
+        """Posts whose slug (a draft's: the one it would get on publish) is the one ``title`` is expected
+        to get, lower case ASCII words joined by dashes (a lookup by what the site was thought to call it)."""
+        expected = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+        params = {"search": title, "status": "any", "context": "edit", "per_page": "100",
+                  "_fields": _LOOKUP_FIELDS + ",slug,generated_slug"}
+        listed: list[Mapping[str, Any]] = self.request("GET", "/wp/v2/posts", params=params).json()
+        return [item for item in listed if (item.get("slug") or item.get("generated_slug")) == expected]
 
     def upload(self, operation_key: str, filename: str, content: bytes, mime_type: str, alt_text: str) -> Mapping[str, Any]:
         files = {"file": (filename, content, mime_type)}

@@ -18,6 +18,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from durable_harness.fakes.wordpress._errors import WPError
 from durable_harness.fakes.wordpress._params import php_empty
@@ -92,8 +93,10 @@ class WordPressState:
         return item.type == "page" and re.fullmatch(r"(page)?[0-9]+", slug) is not None
 
     def generated_slug(self, item: Item) -> str:
-        """The slug a draft would get on publish (the edit context's ``generated_slug``)."""
-        return item.slug or self.unique_slug(sanitize_title(item.title) or str(item.id), item)
+        """The edit context's ``generated_slug``: the slug its title would get on publish, whatever slug
+        the item has (core's ``get_sample_permalink`` with an empty name), decoded as core answers it
+        (``東京``, not ``%e6%9d%b1%e4%ba%ac``)."""
+        return unquote(self.unique_slug(sanitize_title(item.title) or str(item.id), item))
 
     # -- writes ----------------------------------------------------------------------------
     def create_post(self, change: PostChange, *, by: str, author: int, type_: str = "post") -> tuple[Item, WPError | None]:
