@@ -17,6 +17,11 @@ recorded the same way. What the gate decides is then carried out on the connecti
 * a stream is sent event by event as the gate's tap lets them through; a cut ``reset`` sends the
   truncated event and closes the connection mid-body; a cut ``eof`` ends the body cleanly.
 
+Every answer says the run's time (``X-Harness-Time``, and an HTTP ``Date``). One more server is the
+worker's clock service (``_idleness``: ``GET /now``, ``GET /wait``, ``POST /idle``), outside the
+gate: it is the harness's, not the world's, and nothing of it is recorded. Each request, stream
+read and wait is noted in the worker's ``Idleness``.
+
 Dispatches and stream reads run on a thread pool, each holding the world's lock (``WorldLock``)
 and releasing it whenever it waits on the clock; the event loop itself never touches the world.
 It deliberately knows nothing of the candidate beyond the two callbacks, and nothing of what the
@@ -27,18 +32,22 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import email.utils
+import json
 import socket
 import struct
 import threading
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 import httpx
 import uvicorn
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._gate import Gate
+from durable_harness.harness._idleness import CLOCK_HOST, Idleness
 from durable_harness.harness._realtime import ClockStopped, RealBound, RealTimeClock
 from durable_harness.harness.candidate._protocol import CandidateCrashed
 
@@ -95,12 +104,13 @@ class LoopbackServers:
         self._busy = 0  # dispatches and stream reads in progress (under the lock)
         self.dispatching = 0  # requests in progress: the candidate waits for an answer
         self.bases: dict[str, str] = {}
+        self.idleness = Idleness(clock)
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> dict[str, str]:
         """Serve every service of the gate; returns each service host's base URL (``http://127.0.0.1:PORT``)."""
         sockets = []
-        for host in self._gate.services:
+        for host in [*self._gate.services, CLOCK_HOST]:
             # IPPROTO_TCP named, so that asyncio turns Nagle off on every connection it accepts (it
             # only does so for a socket whose protocol says TCP): with Nagle on, an answer's body
             # waits for the ACK of its headers, which the client delays 40 ms, on every request.
@@ -160,7 +170,11 @@ class LoopbackServers:
             if body is None:  # the client left before it finished asking
                 return
             loop = asyncio.get_running_loop()
-            outcome = await loop.run_in_executor(self._pool, self._dispatch, _request(host, scope, body))
+            outcome: _Answer | _Stream | _Drop
+            if host == CLOCK_HOST:
+                outcome = await loop.run_in_executor(self._pool, self._clock_service, scope)
+            else:
+                outcome = await loop.run_in_executor(self._pool, self._dispatch, _request(host, scope, body))
             if isinstance(outcome, _Answer):
                 await send({"type": "http.response.start", "status": outcome.status, "headers": outcome.headers})
                 await send({"type": "http.response.body", "body": outcome.body})
@@ -170,17 +184,43 @@ class LoopbackServers:
                 await _drop(receive, reset=True)
         return app
 
+    def _time(self, headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        """``headers`` with the run's time: ``X-Harness-Time`` and, unless the service gave one, ``Date``."""
+        now = self._clock.now()
+        stamped = [*headers, (b"x-harness-time", f"{now:.6f}".encode())]
+        if not any(k.lower() == b"date" for k, _ in headers):
+            date = email.utils.formatdate(self._clock.origin_unix + now, usegmt=True)
+            stamped.append((b"date", date.encode("latin-1")))
+        return stamped
+
+    def _clock_service(self, scope: Scope) -> _Answer | _Drop:
+        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+        with self._lock:
+            self._busy += 1
+            try:
+                status, body = self.idleness.serve(scope["method"], scope["path"], query)
+            except ClockStopped:  # the run is over
+                return _DROP
+            finally:
+                self._busy -= 1
+                self._lock.notify()
+            data = json.dumps(body).encode()
+            return _Answer(status, self._time([(b"content-type", b"application/json"),
+                                               (b"content-length", str(len(data)).encode())]), data)
+
     def _dispatch(self, raw: httpx.Request) -> _Answer | _Stream | _Drop:
         with self._lock:
             self._busy += 1
             self.dispatching += 1
+            self.idleness.begin()
             try:
                 response = self._gate.dispatch(self._process(), raw)
-                headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()
-                           if k.lower().encode() not in (b"content-length", b"transfer-encoding")]
+                headers = self._time([(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()
+                                      if k.lower().encode() not in (b"content-length", b"transfer-encoding")])
                 if isinstance(response.stream, httpx.ByteStream):
                     body = response.read()
                     return _Answer(response.status_code, [*headers, (b"content-length", str(len(body)).encode())], body)
+                self.idleness.stream_opened()
                 return _Stream(self, response.status_code, headers, iter(response.stream))  # type: ignore[arg-type]
             except CandidateCrashed as crash:  # the crash point: the candidate dies before it sees an answer
                 self._on_crash(crash)
@@ -193,6 +233,8 @@ class LoopbackServers:
             finally:
                 self._busy -= 1
                 self.dispatching -= 1
+                self.idleness.end()
+                self.idleness.delivered()  # its answer (or its end) is on its way
                 self._lock.notify()
 
     async def _stream(self, stream: _Stream, receive: Receive, send: Send) -> None:
@@ -236,6 +278,7 @@ class _Stream:
         self.cancelled = threading.Event()
         self._pulling = False
         self._closed = False
+        self._open = True  # counted among the worker's open streams (``Idleness``) until closed
 
     def pull(self) -> bytes | _End | _Drop:
         servers = self._servers
@@ -245,9 +288,13 @@ class _Stream:
                 return _END
             servers._busy += 1
             self._pulling = True
+            servers.idleness.begin(request=False)
+            servers.idleness.pulling(1)
             try:
                 with servers._clock.cancellable(self.cancelled):
-                    return bytes(next(self._chunks))
+                    chunk = bytes(next(self._chunks))
+                servers.idleness.sent += len(chunk)
+                return chunk
             except StopIteration:
                 self._closed = True
                 return _END
@@ -264,6 +311,11 @@ class _Stream:
             finally:
                 self._pulling = False
                 servers._busy -= 1
+                servers.idleness.end()
+                servers.idleness.pulling(-1)
+                servers.idleness.delivered()  # a chunk, or the stream's end, is on its way
+                if self._closed:
+                    self._uncount()
                 servers._lock.notify()
 
     def close(self) -> None:
@@ -271,7 +323,14 @@ class _Stream:
             if not self._pulling:
                 self._close_now()
 
+    def _uncount(self) -> None:
+        """No longer among the worker's open streams (once)."""
+        if self._open:
+            self._open = False
+            self._servers.idleness.stream_closed()
+
     def _close_now(self) -> None:
+        self._uncount()
         if not self._closed:
             self._closed = True
             close = getattr(self._chunks, "close", None)

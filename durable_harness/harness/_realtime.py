@@ -19,6 +19,12 @@ reads the wall clock, agrees with it within its five minutes while the run is yo
 until ``t``, until the world changes (a request, a stream event) or one scenario second at most,
 and its callers look again. Timers fire when they fall due, from whichever thread waits or serves a request.
 
+``advance_to(t)`` skips real time: the run's time becomes ``t`` at once and every wait looks again.
+The process driver does it while a candidate that takes its time from the harness is idle (see
+``docs/contract.md``), never past what is due: a timer, or a thread parked in a wait on this clock
+(a stream's next event, a lost response's wait, a candidate's own wait), whose ends ``parked_until``
+gives.
+
 This is the one module of the harness that reads the wall clock for a run; the in-process path
 never builds these. It deliberately knows nothing of processes or servers.
 """
@@ -100,11 +106,14 @@ class WorldLock:
         with self._cond:
             return self._cond.wait_for(predicate, max(0.0, timeout_s))
 
-    def call_unlocked(self, fn: Callable[[], T], timeout_s: float, abandon: Callable[[], bool] | None = None) -> T:
+    def call_unlocked(self, fn: Callable[[], T], timeout_s: float, abandon: Callable[[], bool] | None = None,
+                      meanwhile: Callable[[], None] | None = None, every_s: float = 0.005) -> T:
         """``fn()`` on another thread while this one waits with the world released: a call into the
         candidate must never hold the world, or the candidate could not reach the services meanwhile.
         Raises ``CallTimeout`` after ``timeout_s`` real seconds, and ``CallAbandoned`` as soon as
-        ``abandon()`` holds once notified (the callee was stopped): ``fn`` is left to finish by itself."""
+        ``abandon()`` holds once notified (the callee was stopped): ``fn`` is left to finish by itself.
+        ``meanwhile()`` runs every ``every_s`` real seconds of the wait, with the world held (the
+        process driver skips the run's time there while every candidate is idle)."""
         box: list[tuple[bool, object]] = []
 
         def run() -> None:
@@ -117,8 +126,15 @@ class WorldLock:
                 self._cond.notify_all()
 
         threading.Thread(target=run, name="dh-call", daemon=True).start()
+        done = lambda: bool(box) or (abandon is not None and abandon())  # noqa: E731
         with self._cond:
-            if not self._cond.wait_for(lambda: bool(box) or (abandon is not None and abandon()), max(0.0, timeout_s)):
+            if meanwhile is None:
+                answered = self._cond.wait_for(done, max(0.0, timeout_s))
+            else:
+                bound = RealBound(max(0.0, timeout_s))
+                while not (answered := self._cond.wait_for(done, min(every_s, bound.remaining()))) and not bound.expired():
+                    meanwhile()
+            if not answered:
                 raise CallTimeout(f"no answer within {timeout_s:g} s")
             if not box:
                 raise CallAbandoned("the callee was stopped before it answered")
@@ -162,6 +178,10 @@ class RealTimeClock(VirtualClock):
         self._held: tuple[float, float | None] = (0.0, None)  # real seconds paused so far; when the pause began
         self._stopped = False
         self._local = threading.local()
+        self._parked: dict[int, float] = {}  # thread -> the run's time its wait on this clock ends
+        self._parked_lock = threading.Lock()
+        self.jumps = 0  # how often ``advance_to`` skipped real time, and how many scenario seconds in all
+        self.jumped_s = 0.0
 
     # -- reading -----------------------------------------------------------------------------
     def _elapsed(self) -> float:
@@ -184,6 +204,26 @@ class RealTimeClock(VirtualClock):
     @property
     def paused(self) -> bool:
         return self._held[1] is not None
+
+    def advance_to(self, to_s: float) -> None:
+        """The run's time is ``to_s`` now (never backwards, never while paused); every wait looks again."""
+        ahead = to_s - self.now()
+        if ahead <= 0 or self.paused:
+            return
+        self._t0 -= ahead / self.scale
+        self.jumps += 1
+        self.jumped_s += ahead
+        self.lock.notify()
+
+    def parked(self, thread: int) -> bool:
+        """Whether ``thread`` waits on this clock now (for a time to come or a change of the world)."""
+        with self._parked_lock:
+            return thread in self._parked
+
+    def parked_until(self) -> float | None:
+        """The earliest end of the waits on this clock now, in the run's time (None: nobody waits)."""
+        with self._parked_lock:
+            return min(self._parked.values(), default=None)
 
     def now(self) -> float:
         return self._elapsed() * self.scale
@@ -249,7 +289,14 @@ class RealTimeClock(VirtualClock):
         due = self.next_deadline()
         if due is not None:
             scenario_s = min(scenario_s, max(0.0, due - self.now()))
-        changed = self.lock.wait(self.real_s(scenario_s))
+        me = threading.get_ident()
+        with self._parked_lock:
+            self._parked[me] = self.now() + scenario_s
+        try:
+            changed = self.lock.wait(self.real_s(scenario_s))
+        finally:
+            with self._parked_lock:
+                self._parked.pop(me, None)
         self._check()
         return changed
 

@@ -97,6 +97,7 @@ class _Execution:
     restarts: int = 0
     candidate_errors: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     startups_s: list[float] = dataclasses.field(default_factory=list)  # a process's starts, in real seconds
+    clocks: list[str] = dataclasses.field(default_factory=list)  # each process's clock: "harness" or "real"
 
 
 def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None, *,
@@ -195,6 +196,10 @@ def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[st
                                "requests": world.gate.requests, "restarts": done.restarts}
     if done.startups_s:  # a process's starts: real time, outside the run's own (its clock stood still)
         timings["startup_s"] = done.startups_s
+    if done.clocks:  # whose time a process run was on: the harness's (it skipped idle time) or compressed real time
+        clock = world.clock
+        timings["clock"] = "harness" if all(c == "harness" for c in done.clocks) else "real"
+        timings["skipped_s"] = round(getattr(clock, "jumped_s", 0.0), 3)
     doc.update(truth=truth, timings=timings,
                history={"file": HISTORY_FILE, "entries": len(world.history), "digest": world.history.digest()})
     doc["outcome"]["truth"] = world_outcome
@@ -314,6 +319,7 @@ def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
             done.restarts = driver.restarts
             done.candidate_errors = driver.candidate_errors
             done.startups_s = list(getattr(driver, "startups_s", []))
+            done.clocks = [driver.clock_mode] if hasattr(driver, "clock_mode") else []
             driver.close()
         _drop(scratch, done)
     return done
@@ -399,6 +405,7 @@ def _execute_workers(world: World, scenario: Scenario, candidate: str) -> _Execu
             done.restarts = workers.restarts
             done.candidate_errors = workers.candidate_errors
             done.startups_s = [s for d in workers.drivers for s in getattr(d, "startups_s", [])]
+            done.clocks = [d.clock_mode for d in workers.drivers if hasattr(d, "clock_mode")]
             for driver in workers.drivers:
                 driver.close()
         _drop(scratch, done)

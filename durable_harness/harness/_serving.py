@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from durable_harness.harness._gate import Gate
+from durable_harness.harness._idleness import CLOCK_HOST, Idleness
 from durable_harness.harness._loopback import LoopbackServers
 from durable_harness.harness._network import Network, toxiproxy_url
 from durable_harness.harness._realtime import RealTimeClock
@@ -34,11 +35,22 @@ class Served:
         self._clock = clock
         self.network: Network | None = None
         self.bases: dict[str, str] = {}  # service host -> the base URL the candidate is given for it
+        self.closed = False
 
     @property
     def note(self) -> dict[str, Any]:
         """What the driver's note records of it: which Toxiproxy serves the proxies, if there are any."""
         return {} if self.network is None else {"toxiproxy": self.network.server}
+
+    @property
+    def idleness(self) -> Idleness:
+        """Whether the worker is idle, if it takes its time from the harness (``_idleness``)."""
+        return self._servers.idleness
+
+    @property
+    def clock_url(self) -> str:
+        """The worker's clock service (``HARNESS_CLOCK_URL``)."""
+        return self._servers.bases[CLOCK_HOST]
 
     @property
     def dispatching(self) -> int:
@@ -56,6 +68,7 @@ class Served:
 
     def close(self) -> None:
         """Destroy the proxies, then stop the servers (waiting, bounded, for the requests in progress)."""
+        self.closed = True
         try:
             if self.network is not None:
                 self.network.close()

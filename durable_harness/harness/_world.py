@@ -85,11 +85,14 @@ class World:
         self.scenario = scenario
         self.seed = seed
         self.shared_database: str | None = None  # several worker processes: a scratch PostgreSQL database
+        self.served: list[Served] = []  # what each candidate process was served (``serve``)
         self.workdir = workdir
         self.run_id = f"{scenario.run_name}-{seed}"
         self.lock = WorldLock()  # uncontended in-process; the process driver's servers share the world through it
         # Virtual time in-process; real time, compressed ``time_scale`` times, when the candidate is a process.
         self.clock = VirtualClock() if time_scale is None else RealTimeClock(time_scale, self.lock)
+        if isinstance(self.clock, RealTimeClock):  # the run's time begins when its first candidate is up
+            self.clock.pause()                     # (its driver resumes it), as in-process: set-up takes none
         self.history = History()
         w = scenario.workload
         self.workload = get_workload(w.kind)
@@ -236,10 +239,16 @@ class World:
         if any(get_fault_kind(f.kind).network for f in self.scenario.faults):
             proxied = {name: b.fake.host for name, b in self.services.items()}
         served = serve(self.gate, self.clock, worker_id, on_crash, proxied=proxied, seed=self.seed)
+        self.served.append(served)
         if served.network is not None:
             self.nemesis.effects["toxic"] = served.toxic
             self.nemesis.on_heal.append(served.network.heal)
         return served
+
+    def idle(self) -> bool:
+        """Whether every candidate process served takes its time from the harness and is idle now
+        (``_idleness``): the run's time may then skip to what is due next."""
+        return bool(self.served) and all(s.idleness.idle() for s in self.served if not s.closed)
 
     @property
     def requests(self) -> int:

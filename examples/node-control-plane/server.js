@@ -3,13 +3,15 @@
 //   node examples/node-control-plane/server.js
 //
 // It serves the process driver's control API on CANDIDATE_LISTEN:
-//   GET  /health               200 {"ok": true, "capabilities": []}   (it takes no webhooks)
+//   GET  /health               200 {"ok": true, "capabilities": [], "clock": "harness"}   (no webhooks)
 //   POST /jobs                 accept a Job (idempotent on job_id + task_version)
 //   POST /jobs/{id}/cancel     the acknowledgement: the cancellation is on disk before it is sent
 //   GET  /jobs/{id}            the JobReport (404 for a job it does not know)
-// and works the jobs in the background: one pass every scenario second (HARNESS_TIME_SCALE
-// compresses time: at scale 20 a scenario second is 50 ms). See plane.js for what it does, and
-// for the one safeguard it deliberately lacks.
+// and works the jobs in the background: one pass every scenario second. It waits only on the
+// harness (a request, or the harness's clock service at HARNESS_CLOCK_URL: GET /wait?for=S), so it
+// says it takes its time from the harness ("clock": "harness"), and the harness skips the time it
+// is idle; without HARNESS_CLOCK_URL it sleeps HARNESS_TIME_SCALE times faster than the wall clock.
+// See plane.js for what it does, and for the one safeguard it deliberately lacks.
 "use strict";
 
 const http = require("node:http");
@@ -18,9 +20,13 @@ const { Plane } = require("./plane");
 
 const env = process.env;
 const scale = Number(env.HARNESS_TIME_SCALE || 1);
+const clockUrl = env.HARNESS_CLOCK_URL;
 const clock = {
   scale,
-  sleep: (scenarioSeconds) => new Promise((resolve) => setTimeout(resolve, (scenarioSeconds * 1000) / scale)),
+  // On the harness's clock when it has one (wake: end early when the harness posts a job or a cancel).
+  sleep: (scenarioSeconds, wake = false) => clockUrl
+    ? fetch(`${clockUrl}/wait?for=${scenarioSeconds}${wake ? "&wake=1" : ""}`).then((r) => r.arrayBuffer())
+    : new Promise((resolve) => setTimeout(resolve, (scenarioSeconds * 1000) / scale)),
 };
 const store = new Store(env.DATABASE_URL);
 const plane = new Plane(env, store, clock);
@@ -49,7 +55,7 @@ function readJson(req) {
 async function route(req, res) {
   const parts = req.url.split("?")[0].split("/").filter(Boolean).map(decodeURIComponent);
   if (req.method === "GET" && parts.length === 1 && parts[0] === "health") {
-    return send(res, 200, { ok: true, capabilities: [] });
+    return send(res, 200, { ok: true, capabilities: [], ...(clockUrl ? { clock: "harness" } : {}) });
   }
   if (req.method === "POST" && parts.length === 1 && parts[0] === "jobs") {
     const job = await readJson(req);
@@ -86,7 +92,7 @@ async function work() {
     } catch (err) {
       console.error(`step failed: ${err.message}`); // a session call failed: try again on the next pass
     }
-    await clock.sleep(1);
+    await clock.sleep(1, true);
   }
 }
 work();

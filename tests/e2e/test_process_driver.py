@@ -265,7 +265,9 @@ def test_killing_the_harness_mid_run_leaves_no_process_behind(tmp_path: Path, ma
     harness = subprocess.Popen([sys.executable, "-m", "durable_harness.harness.cli", "run", "--candidate", marked(REFERENCE, mark),
                                 "--scenario", str(REPO / "durable_harness" / "scenarios" / f"{scenario}.yaml"),
                                 "--report", str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+                               stderr=subprocess.STDOUT, text=True,
+                               # in compressed real time, so that the run is still under way when the signal comes
+                               env={**os.environ, "DH_HARNESS_CLOCK": "0"})
     try:
         assert wait_present(mark), "the candidate never started"
         time.sleep(2.0 if scenario == "lost-draft-response" else 3.5)  # in the middle of the run (of a pause)

@@ -8,8 +8,13 @@ in-process candidate gets (an ``openai.OpenAI`` client, an ``httpx.Client``, a c
 the candidate with its factory, and serves ``GET /health``, ``POST /jobs``, ``POST /jobs/{id}/cancel``,
 ``GET /jobs/{id}`` and ``POST /webhooks/openai`` on ``CANDIDATE_LISTEN``. The main thread steps the
 candidate, from the moment the harness's first call (its health check) has said the run's time; when
-a step finds nothing to do it waits one scenario second (real time divided by the scale) or until a
-control call has run.
+a step finds nothing to do it waits one scenario second or until a control call has run.
+
+It takes its time from the harness (``"clock": "harness"`` in its health answer, when the harness
+gives ``HARNESS_CLOCK_URL``): every answer of the harness says the run's time, and it waits only on
+the harness (a request, a stream, ``GET /wait`` of the clock service), so the harness skips the
+time it would otherwise sleep through. Its code computes only on the main thread, right after
+something reached it, and on a control call's thread while the harness waits for the answer.
 
 The candidate object is only ever touched by one thread at a time, as in-process: a step runs on
 the main thread; a ``submit``, a ``cancel`` or a webhook runs on its HTTP thread when no candidate
@@ -48,6 +53,7 @@ import openai
 __all__ = ["main"]
 
 POLL_S = 1.0  # scenario seconds between two steps that found nothing to do
+WAIT_TIMEOUT_S = 3600.0  # real seconds a wait on the harness's clock may take (it ends on the run's time)
 CLIENT_TIMEOUT_S = 30.0  # scenario seconds: the clients' timeout (at least 2 real seconds)
 CALL_TIMEOUT_S = 60.0  # real seconds a control call may wait for the main thread (the harness gives up first)
 SYNC_WAIT_S = 60.0  # real seconds to wait for the harness's first call (its health check) before stepping
@@ -144,31 +150,40 @@ class Baton:
 class BatonTransport(httpx.BaseTransport):
     """The candidate's HTTP: every network wait (the answer, each chunk of a stream) lets calls in."""
 
-    def __init__(self, baton: Baton) -> None:
+    def __init__(self, baton: Baton, clock: Clock) -> None:
         self._baton = baton
+        self._clock = clock
         self._inner = httpx.HTTPTransport(retries=0)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self._baton.wait_io(lambda: self._inner.handle_request(request))
+        self._clock.sync_from(response.headers)
         return httpx.Response(response.status_code, headers=response.headers, extensions=response.extensions,
-                              stream=_BatonStream(response.stream, self._baton))
+                              stream=_BatonStream(response.stream, self._baton, self._clock))
 
     def close(self) -> None:
         self._inner.close()
 
 
 class _BatonStream(httpx.SyncByteStream):
-    def __init__(self, stream: Any, baton: Baton) -> None:
+    def __init__(self, stream: Any, baton: Baton, clock: Clock) -> None:
         self._stream = stream
         self._baton = baton
+        self._clock = clock
 
     def __iter__(self) -> Iterator[bytes]:
         chunks = iter(self._stream)
         end = b""
+
+        def read() -> bytes:
+            self._clock.idle()  # it waits for the next event now: the harness may skip to it
+            return next(chunks, end)
+
         for _ in range(10**9):  # bounded by the stream: its end, or the client's read timeout
-            chunk = self._baton.wait_io(lambda: next(chunks, end))
+            chunk = self._baton.wait_io(read)
             if chunk is end:
                 return
+            self._clock.received += len(chunk)
             yield chunk
 
     def close(self) -> None:
@@ -184,16 +199,28 @@ class Clock:
     counts every start and restart the run's time stood still for, ``scale`` times over): nothing is
     stepped until the harness's first call has said the time (``wait_synced``)."""
 
-    def __init__(self, scale: float, origin: float, baton: Baton) -> None:
+    def __init__(self, scale: float, origin: float, baton: Baton, harness_url: str | None = None) -> None:
         self.scale = scale
         self._origin = origin
         self._baton = baton
         self._base = (0.0, origin)  # (the run's time, the wall clock) at the last sync
         self._synced = threading.Event()
+        self.harness_url = harness_url  # the harness's clock service: its waits end on the run's time
+        self._harness = httpx.Client(timeout=WAIT_TIMEOUT_S) if harness_url else None
+        self.received = 0  # bytes of streamed answers read so far (the harness counts what it sent)
 
     def sync(self, run_s: float) -> None:
-        self._base = (run_s, time.time())
+        if run_s >= self._base[0] or not self._synced.is_set():
+            self._base = (run_s, time.time())
         self._synced.set()
+
+    def sync_from(self, headers: Mapping[str, str]) -> None:
+        """The run's time an answer of the harness said, if it said one."""
+        raw = headers.get("x-harness-time")
+        try:
+            self.sync(float(raw)) if raw else None
+        except ValueError:
+            pass
 
     def wait_synced(self, timeout_s: float) -> bool:
         """Wait (in real seconds, at most ``timeout_s``) for the harness's first word on the time."""
@@ -210,7 +237,23 @@ class Clock:
         return self._origin + self.now()
 
     def sleep(self, seconds: float) -> None:
-        self._baton.wait_io(lambda: time.sleep(max(0.0, seconds) / self.scale))
+        if self._harness is not None:
+            self._baton.wait_io(lambda: self.wait_until(self.now() + max(0.0, seconds)))
+        else:
+            self._baton.wait_io(lambda: time.sleep(max(0.0, seconds) / self.scale))
+
+    def idle(self) -> None:
+        """Tell the harness it waits for what is in flight, having read ``received`` bytes of streams."""
+        if self._harness is not None:
+            response = self._harness.post(f"{self.harness_url}/idle", params={"received": str(self.received)})
+            self.sync_from(response.headers)
+
+    def wait_until(self, until_s: float, *, wake: bool = False) -> None:
+        """On the harness's clock: until the run's time is ``until_s`` (``wake``: or a control call came)."""
+        assert self._harness is not None and self.harness_url is not None
+        params = {"until": f"{until_s:.6f}", **({"wake": "1"} if wake else {})}
+        response = self._harness.get(f"{self.harness_url}/wait", params=params)
+        self.sync_from(response.headers)
 
 
 class Env:
@@ -218,7 +261,8 @@ class Env:
 
     def __init__(self, environ: Mapping[str, str], baton: Baton) -> None:
         scale = float(environ.get("HARNESS_TIME_SCALE") or 1.0)
-        self.clock = Clock(scale, float(environ.get("HARNESS_TIME_ORIGIN") or time.time()), baton)
+        self.clock = Clock(scale, float(environ.get("HARNESS_TIME_ORIGIN") or time.time()), baton,
+                           environ.get("HARNESS_CLOCK_URL") or None)
         self.database_url = environ["DATABASE_URL"]
         self.worker_id = environ.get("WORKER_ID", "worker-1")
         self.run_id = environ.get("HARNESS_RUN_ID", "")
@@ -230,11 +274,11 @@ class Env:
             "approvals": Endpoint(environ["APPROVALS_URL"], {"token": environ["APPROVALS_TOKEN"]}, {}),
         }
         timeout = max(CLIENT_TIMEOUT_S / scale, 2.0)
-        self.http = httpx.Client(transport=BatonTransport(baton), timeout=timeout)
+        self.http = httpx.Client(transport=BatonTransport(baton, self.clock), timeout=timeout)
         retries = int(environ.get("OPENAI_MAX_RETRIES") or 0)  # the SDK retries the scenario gives a client
         self.openai = openai.OpenAI(api_key=self.openai_api_key, base_url=self.openai_base_url, max_retries=retries,
                                     webhook_secret=self.openai_webhook_secret, timeout=timeout,
-                                    http_client=httpx.Client(transport=BatonTransport(baton), timeout=timeout))
+                                    http_client=httpx.Client(transport=BatonTransport(baton, self.clock), timeout=timeout))
 
     openai_base_url = property(lambda self: self.services["openai"].url)
     openai_api_key = property(lambda self: self.services["openai"].credentials["api_key"])
@@ -354,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     host, _, port = os.environ.get("CANDIDATE_LISTEN", "127.0.0.1:8700").rpartition(":")
     health = {"ok": True, "candidate": args.candidate, "worker_id": env.worker_id,
               "capabilities": ["webhooks"] if callable(getattr(plane, "receive_webhook", None)) else []}
+    if env.clock.harness_url:
+        health["clock"] = "harness"  # it waits only on the harness: the harness may skip its idle time
     lease = getattr(plane, "lease_ttl_s", None)
     if isinstance(lease, (int, float)) and lease > 0:
         health["lease_ttl_s"] = lease  # declared to the harness: a pause can be made to outlast it
@@ -372,7 +418,10 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             os._exit(70)  # a step that raises is this process's crash; the harness restarts it
         if not progressed:
-            baton.idle_until_called(poll_real_s)
+            if env.clock.harness_url:  # one scenario second, or until a control call brought work
+                env.clock.wait_until(env.clock.now() + POLL_S, wake=True)
+            else:
+                baton.idle_until_called(poll_real_s)
 
 
 if __name__ == "__main__":

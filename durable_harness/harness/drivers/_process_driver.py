@@ -65,6 +65,14 @@ STARTUP_ENV = "DH_STARTUP_TIMEOUT_S"
 MAX_STARTUP_TIMEOUT_S = 3600.0
 
 
+CLOCK_ENV = "DH_HARNESS_CLOCK"  # "0": give no candidate the harness's clock (compressed real time for all)
+
+
+def offers_clock(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether candidate processes are given the harness's clock service (``HARNESS_CLOCK_URL``)."""
+    return (environ.get(CLOCK_ENV) or "1").strip() != "0"
+
+
 def startup_timeout_s(environ: Mapping[str, str] = os.environ) -> float:
     """Real seconds a start may take until ``GET /health`` answers 200 (``DH_STARTUP_TIMEOUT_S``,
     default 30): a control plane on a framework with its own runtime may need more on a busy
@@ -85,6 +93,7 @@ CALL_TIMEOUT_S = 30.0  # real seconds for one control-API call
 STEP_WINDOW_S = 1.0  # scenario seconds of one step
 DEPLOY_GRACE_S = 10.0  # scenario seconds a deployed-over version has to stop after SIGTERM
 QUIET_S = 5.0  # scenario seconds without a change in the world before a step says it made no progress
+IDLE_POLL_S = 0.005  # real seconds between two looks at whether a candidate on the harness's clock is idle
 HEALTH_POLL_S = 0.05
 EXIT_GRACE_S = 2.0  # real seconds a refused call waits for the process's exit under way
 TIME_HEADER = "X-Harness-Time"  # on every call: the run's time now, in scenario seconds
@@ -109,6 +118,7 @@ class ProcessWorld(Protocol):
     def mutations(self) -> int: ...
     def env(self, worker_id: str) -> CandidateEnv: ...
     def serve(self, worker_id: str, on_crash: Callable[[CandidateCrashed], None]) -> Served: ...
+    def idle(self) -> bool: ...
 
 
 class ProcessDriver:
@@ -138,6 +148,7 @@ class ProcessDriver:
         self._restarts = 0
         self._starts = 0
         self.startups_s: list[float] = []  # real seconds each start took until healthy (not the run's time)
+        self.clock_mode = "real"  # "harness": its last start said it takes its time from the harness (it may jump)
         self._capabilities: frozenset[str] = frozenset()
         self._lease_ttl_s: float | None = None
         self._errors: list[dict[str, Any]] = []
@@ -185,7 +196,9 @@ class ProcessDriver:
         if self.solo or self._starts == 0:  # the run's time stands still until it is up again, as a restart
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
         contract = {**_served_at(env.environ(), self._served.bases), "CANDIDATE_LISTEN": self._listen,
-                    "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}"}
+                    "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}",
+                    **({"HARNESS_CLOCK_URL": self._served.clock_url} if offers_clock() else {})}
+        self._served.idleness.reset(False)
         self._starts += 1
         self._killed_at_io = False
         why = "; the last start lost its port to another process" if lost_port else ""
@@ -244,8 +257,13 @@ class ProcessDriver:
                 self._lease_ttl_s = float(lease) if isinstance(lease, (int, float)) and not isinstance(lease, bool) \
                     and 0 < lease < float("inf") else None
                 self.startups_s.append(round(bound.elapsed(), 3))
+                harness_clock = health is not None and health.get("clock") == "harness"
+                self.clock_mode = "harness" if harness_clock else "real"
+                assert self._served is not None
+                self._served.idleness.reset(harness_clock)
                 self._history.append(self._clock.now(), "note", "harness", {"started": {
-                    "worker": self.worker_id, "start": self._starts, "startup_s": self.startups_s[-1]}})
+                    "worker": self.worker_id, "start": self._starts, "startup_s": self.startups_s[-1],
+                    **({"clock": "harness"} if harness_clock else {})}})
                 self._clock.resume()
                 return
             if bound.expired():
@@ -414,7 +432,11 @@ class ProcessDriver:
             left = end - self._clock.now()
             if left <= 0:
                 break
-            self._clock.wait(left)
+            self._skip_idle(end)
+            left = end - self._clock.now()
+            if left > 0:  # on the harness's clock, look again soon: its idleness comes without a notice
+                harness = self._served is not None and self._served.idleness.declared
+                self._clock.wait(min(left, IDLE_POLL_S * self._clock.scale) if harness else left)
             if not self._alive or not self._check_running("step"):
                 return None
             if self._world.requests != requests:
@@ -427,6 +449,14 @@ class ProcessDriver:
         self._observe()
         waiting = self._served is not None and self._served.dispatching > 0
         return waiting or self._clock.now() - self._changed_at < QUIET_S
+
+    def _skip_idle(self, until_s: float) -> None:
+        """While every candidate process waits on the harness, the run's time skips to what is due
+        next (a timer, the end of a wait on the clock: a stream's next event, a lost answer's
+        timeout, a candidate's own wait), ``until_s`` at the latest."""
+        if self._world.idle():
+            due = [t for t in (self._clock.next_deadline(), self._clock.parked_until()) if t is not None]
+            self._clock.advance_to(min([until_s, *due]))
 
     def _observe(self) -> None:
         """Note when the world last changed: a service's state, a person's action or a fault, the report."""
@@ -453,10 +483,15 @@ class ProcessDriver:
         child, http = self._child, self._http
         assert child is not None and http is not None
         headers = {**kwargs.pop("headers", {}), **self._time_header()}
+        if self._served is not None:  # a POST gives it work: busy, not idle; any call ends a wait with wake=1
+            self._served.idleness.called(work=method == "POST")
+            self._lock.notify()
         try:
+            harness = self._served is not None and self._served.idleness.declared
             response: httpx.Response = self._lock.call_unlocked(
                 lambda: http.request(method, path, headers=headers, **kwargs), CALL_TIMEOUT_S + 1.0,
-                abandon=lambda: self.frozen)
+                abandon=lambda: self.frozen, every_s=IDLE_POLL_S,  # it may answer once its step waited for the world
+                meanwhile=(lambda: self._skip_idle(self._clock.now() + STEP_WINDOW_S)) if harness else None)
         except CallAbandoned:  # frozen (or killed) by a pause while it had the call: no answer, and the run's
             return None        # loop goes on with the others (a client does not wait on a stopped server)
         except (httpx.TransportError, CallTimeout) as err:
