@@ -90,6 +90,7 @@ def _properties(run: Doc) -> ET.Element:
         ("harness.version", run["harness"]["version"]), ("harness.commit", run["harness"]["commit"] or ""),
         ("candidate.digest", run["candidate"]["digest"] or ""),
         ("virtual_s", run["timings"]["virtual_s"]), ("history.digest", run["history"]["digest"]),
+        *((("clock", run["timings"]["clock"]),) if "clock" in run["timings"] else ()),
         *((f"counter.{name}", value) for name, value in sorted(run["counters"].items())),
         *((f"fault.{fault['index']}.status", fault["status"]) for fault in run["faults"]),
         *([("error.kind", run["error"]["kind"])] if run["error"] is not None else []),

@@ -184,3 +184,12 @@ def test_passing_runs_timelines_are_left_out_beyond_a_budget_failing_ones_never(
     assert sorted(json.loads(parse(text).scripts[0])) == ["tl-0-0", "tl-3-0"]
     assert text.count("Left out to keep the report small") == 2
     assert "its history is <code>p2/history.jsonl</code>" in text
+
+
+def test_a_process_run_says_which_clock_it_was_on() -> None:
+    on_harness, on_real, in_process = build_run("a"), build_run("b"), build_run("c")
+    on_harness["timings"].update(clock="harness", skipped_s=21.5)
+    on_real["timings"].update(clock="real", skipped_s=0.0)
+    text = render_html([on_harness, on_real, in_process])
+    assert text.count("on the harness&#39;s clock (21.5 idle s skipped)") + text.count("on the harness's clock (21.5 idle s skipped)") == 1
+    assert text.count("on compressed real time") == 1
