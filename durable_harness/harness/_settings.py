@@ -21,7 +21,7 @@ def check_settings(environ: Mapping[str, str] = os.environ) -> None:
     from durable_harness.harness._scratch import scratch_root
     from durable_harness.harness.drivers._forked_driver import bounds_from_environment
     from durable_harness.harness.isolation._preload import check_preload
-    from durable_harness.harness.drivers._process_driver import startup_timeout_s
+    from durable_harness.harness.drivers._process_env import startup_timeout_s
 
     bounds_from_environment(environ)
     scratch_root(environ)  # raises for a folder it cannot use

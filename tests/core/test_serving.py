@@ -12,6 +12,7 @@ import pytest
 
 from durable_harness.harness import CandidateCrashed
 from durable_harness.harness._errors import HarnessError
+from durable_harness.harness._idleness import CLOCK_HOST
 from durable_harness.harness._loopback import LoopbackServers
 from durable_harness.harness._network import Network
 from durable_harness.harness._realtime import RealTimeClock
@@ -66,7 +67,8 @@ def test_each_worker_gets_its_own_servers_and_no_proxies_without_a_network_fault
     world = serving.world("baseline.yaml")
     first, second = serving.serve(world, "worker-1"), serving.serve(world, "worker-2")
     hosts = {b.fake.host for b in world.services.values()}
-    assert set(first.bases) == set(second.bases) == hosts
+    assert set(first.bases) == set(second.bases) == hosts | {CLOCK_HOST}  # and each its own clock service
+    assert first.clock_url != second.clock_url
     assert not set(first.bases.values()) & set(second.bases.values())  # the port says whose request it is
     assert first.note == {} and first.network is None and "toxic" not in world.nemesis.effects
     assert world.nemesis.on_heal == []

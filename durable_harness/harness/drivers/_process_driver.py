@@ -31,7 +31,6 @@ It deliberately does not decide when to step or what to check; the run loop does
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import signal
@@ -52,6 +51,7 @@ from durable_harness.harness.candidate._claims import RefusedReport, ReportSampl
 from durable_harness.harness.candidate._command import CandidateCommand
 from durable_harness.harness.candidate._environ import candidate_environ
 from durable_harness.harness.drivers._ports import listen_port, lost
+from durable_harness.harness.drivers._process_env import STARTUP_ENV, log_secrets, offers_clock, served_at, startup_timeout_s
 from durable_harness.harness.candidate._driver import CandidateFailed
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
 
@@ -60,35 +60,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ProcessDriver", "ProcessWorld"]
 
-STARTUP_TIMEOUT_S = 30.0  # real seconds for GET /health to answer 200 (DH_STARTUP_TIMEOUT_S sets it)
-STARTUP_ENV = "DH_STARTUP_TIMEOUT_S"
-MAX_STARTUP_TIMEOUT_S = 3600.0
-
-
-CLOCK_ENV = "DH_HARNESS_CLOCK"  # "0": give no candidate the harness's clock (compressed real time for all)
-
-
-def offers_clock(environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether candidate processes are given the harness's clock service (``HARNESS_CLOCK_URL``)."""
-    return (environ.get(CLOCK_ENV) or "1").strip() != "0"
-
-
-def startup_timeout_s(environ: Mapping[str, str] = os.environ) -> float:
-    """Real seconds a start may take until ``GET /health`` answers 200 (``DH_STARTUP_TIMEOUT_S``,
-    default 30): a control plane on a framework with its own runtime may need more on a busy
-    machine. Start-up is not the run's time (the run's clock stands still meanwhile). A bad value is
-    a ``ValueError`` naming the variable and the value."""
-    raw = (environ.get(STARTUP_ENV) or "").strip()
-    if not raw:
-        return STARTUP_TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= MAX_STARTUP_TIMEOUT_S:
-        raise ValueError(f"{STARTUP_ENV}={raw!r}: give the real seconds a start may take, from 1 to "
-                         f"{MAX_STARTUP_TIMEOUT_S:g} (default {STARTUP_TIMEOUT_S:g})")
-    return value
 CALL_TIMEOUT_S = 30.0  # real seconds for one control-API call
 STEP_WINDOW_S = 1.0  # scenario seconds of one step
 DEPLOY_GRACE_S = 10.0  # scenario seconds a deployed-over version has to stop after SIGTERM
@@ -191,11 +162,11 @@ class ProcessDriver:
         assert self._served is not None
         env = self._world.env(self.worker_id)
         if not self._secrets:
-            self._secrets = _log_secrets(self._world.secrets, env)
+            self._secrets = log_secrets(self._world.secrets, env)
         self._port = listen_port()
         if self.solo or self._starts == 0:  # the run's time stands still until it is up again, as a restart
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
-        contract = {**_served_at(env.environ(), self._served.bases), "CANDIDATE_LISTEN": self._listen,
+        contract = {**served_at(env.environ(), self._served.bases), "CANDIDATE_LISTEN": self._listen,
                     "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}",
                     **({"HARNESS_CLOCK_URL": self._served.clock_url} if offers_clock() else {})}
         self._served.idleness.reset(False)
@@ -568,23 +539,3 @@ def _object(response: httpx.Response) -> dict[str, Any] | None:
 def _snippet(response: httpx.Response) -> str:
     text = response.content[:_SNIPPET].decode("utf-8", "replace")
     return text + ("..." if len(response.content) > _SNIPPET else "")
-
-
-def _log_secrets(secrets: tuple[str, ...], env: CandidateEnv) -> tuple[str, ...]:
-    """The run's secrets, and the forms a candidate's log may show them in (a Basic auth header)."""
-    derived = []
-    for endpoint in env.services.values():
-        user, password = endpoint.credentials.get("username"), endpoint.credentials.get("app_password")
-        if user and password:
-            for pw in {password, password.replace(" ", "")}:
-                derived.append(base64.b64encode(f"{user}:{pw}".encode()).decode())
-    return tuple(secrets) + tuple(derived)
-
-
-def _served_at(environ: Mapping[str, str], bases: Mapping[str, str]) -> dict[str, str]:
-    """The contract's variables with each service's URL (``http://<host>...``) on its loopback server."""
-    out = dict(environ)
-    for host, base in bases.items():
-        old = f"http://{host}"
-        out = {k: base + v[len(old):] if v.startswith(old) else v for k, v in out.items()}
-    return out
