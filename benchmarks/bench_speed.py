@@ -32,6 +32,9 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
   with the candidate isolated (its share of a run; its start-up with its first run). Unlike time, the
   count does not move with the machine's load or with which core ran it: a change of a few per cent
   shows. Needs ``valgrind`` (the row says so and is left out without it); about two minutes;
+* ``explore``    — exploration's throughput: plans per CPU second and per wall second of ``explore``
+  against the reference for ``--explore-s`` seconds (default 20, seed 0), in-process (the forked
+  driver) and as a process (``cmd:``, on the harness's clock);
 * ``tests``      — the fast tests (``pytest -q -n 2``) and the whole suite (``make test``, as CI runs it):
   wall and CPU seconds, once each.
 
@@ -66,7 +69,8 @@ from durable_harness.harness import load_scenarios, run_scenario
 
 CODE = Path(harness.__file__).resolve().parents[2]  # the checkout being measured
 FORMAT = "durable-harness/bench-speed@1"
-ROWS = ("baseline", "requests", "isolation", "instructions", "sweep", "stranger", "catalogue", "cli", "plugin", "tests")
+ROWS = ("baseline", "requests", "isolation", "instructions", "sweep", "stranger", "catalogue", "cli", "plugin", "explore",
+        "tests")
 
 
 # -- measuring -------------------------------------------------------------------------------------
@@ -468,6 +472,26 @@ def row_plugin(args: argparse.Namespace) -> list[Figure]:
     return figures
 
 
+def row_explore(args: argparse.Namespace) -> list[Figure]:
+    """Plans per CPU second and per wall second of a search against the reference, in-process and as a process."""
+    from durable_harness.harness.explore import explore
+
+    figures = []
+    for label, spec in (("in-process", "reference"),
+                        ("as a process", f"cmd:{sys.executable} -m durable_harness.candidates.reference.serve")):
+        per_cpu = Figure(f"explore plans per CPU s, {label}", "plans/s",
+                         f"explore {spec} for {args.explore_s:g} s (seed 0): plans run per CPU second of every process")
+        per_wall = Figure(f"explore plans per wall s, {label}", "plans/s", "the same search: plans per wall second")
+        c0, w0 = _cpu(), time.perf_counter()
+        found = explore(spec, seed=0, budget_s=args.explore_s)
+        cpu, wall = _cpu() - c0, time.perf_counter() - w0
+        per_cpu.add(found.plans_run / cpu if cpu else 0.0)
+        per_wall.add(found.plans_run / wall if wall else 0.0)
+        per_cpu.extra["plans"] = found.plans_run
+        figures += [per_cpu, per_wall]
+    return figures
+
+
 def row_tests(args: argparse.Namespace) -> list[Figure]:
     figures = []
     fast = [sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:randomly"]
@@ -524,6 +548,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7, help="runs per cheap figure (baseline, requests, cli)")
     parser.add_argument("--sweep-repeat", type=int, default=3)
     parser.add_argument("--catalogue-repeat", type=int, default=1)
+    parser.add_argument("--explore-s", type=float, default=20.0, help="seconds of search for the explore row")
     parser.add_argument("--candidate", action="append", default=[], help="for the catalogue (default: all)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="processes for the catalogue")
     parser.add_argument("--label", default=None, help="a name for this measurement (default: the commit)")
@@ -540,7 +565,7 @@ def main() -> int:
     builders = {"baseline": row_baseline, "requests": row_requests, "isolation": row_isolation,
                 "instructions": row_instructions, "sweep": row_sweep, "stranger": row_stranger,
                 "catalogue": row_catalogue,
-                "cli": row_cli, "plugin": row_plugin, "tests": row_tests}
+                "cli": row_cli, "plugin": row_plugin, "explore": row_explore, "tests": row_tests}
     for row in rows:
         for figure in builders[row](args):
             print(figure.line(), flush=True)
