@@ -47,9 +47,14 @@ class Idleness:
         self._calls = 0  # calls of its control API so far: a wait with ``wake=1`` ends at the next
         self.sent = 0  # bytes of streamed answers delivered to it so far
 
-    def reset(self, declared: bool) -> None:
-        """A (re)start: busy until its first request, taking the harness's time as it said."""
-        self.declared, self.busy = declared, True
+    def started(self) -> None:
+        """A (re)start: a new process, busy until its first request, which has read none of the streamed
+        bytes (it counts its own from nought) and has not said whose time it takes yet."""
+        self.declared, self.busy, self.sent = False, True, 0
+
+    def declare(self, harness_clock: bool) -> None:
+        """What its health answer said: it takes its time from the harness, or not."""
+        self.declared = harness_clock
 
     def begin(self, *, request: bool = True) -> None:
         """A thread starts working on one of its requests (``request``: a new one, which says it is done

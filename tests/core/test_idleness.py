@@ -20,7 +20,8 @@ def test_a_candidate_that_never_said_so_is_never_idle() -> None:
     idle.begin()
     idle.end()
     assert not idle.idle()
-    idle.reset(True)
+    idle.started()
+    idle.declare(True)
     assert not idle.idle()  # busy from its start until its first request
     idle.begin()
     idle.end()
@@ -29,7 +30,8 @@ def test_a_candidate_that_never_said_so_is_never_idle() -> None:
 
 def test_a_delivery_makes_it_busy_until_its_next_request_or_its_word() -> None:
     idle = Idleness(_clock())
-    idle.reset(True)
+    idle.started()
+    idle.declare(True)
     idle.begin()
     idle.end()
     idle.delivered()
@@ -48,7 +50,8 @@ def test_a_delivery_makes_it_busy_until_its_next_request_or_its_word() -> None:
 
 def test_bytes_it_has_not_read_keep_it_busy() -> None:
     idle = Idleness(_clock())
-    idle.reset(True)
+    idle.started()
+    idle.declare(True)
     idle.stream_opened()
     idle.pulling(1)
     idle.sent = 120
@@ -57,12 +60,16 @@ def test_bytes_it_has_not_read_keep_it_busy() -> None:
     assert not idle.idle()
     assert idle.serve("POST", "/idle", {"received": "120"})[1]["idle"] is True
     assert idle.idle()
+    idle.started()  # a restart: the new process has read nothing, and nothing was sent to it yet
+    idle.declare(True)
+    assert idle.sent == 0 and idle.serve("POST", "/idle", {"received": "0"})[1]["idle"] is True
 
 
 def test_a_request_being_worked_on_is_not_idleness() -> None:
     clock = _clock()
     idle = Idleness(clock)
-    idle.reset(True)
+    idle.started()
+    idle.declare(True)
     idle.begin()  # this thread works on its request, not waiting on the clock
     assert not idle.idle()
 
@@ -87,7 +94,8 @@ def test_a_request_being_worked_on_is_not_idleness() -> None:
 def test_a_wait_ends_at_its_time_and_says_it() -> None:
     clock = _clock()
     idle = Idleness(clock)
-    idle.reset(True)
+    idle.started()
+    idle.declare(True)
     status, body = idle.serve("GET", "/wait", {"for": "0.5"})
     assert status == 200 and body["now"] >= 0.5 and idle.busy  # its end is a delivery
     assert idle.serve("GET", "/wait", {"until": "soon"})[0] == 400

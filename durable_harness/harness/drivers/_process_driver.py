@@ -169,7 +169,7 @@ class ProcessDriver:
         contract = {**served_at(env.environ(), self._served.bases), "CANDIDATE_LISTEN": self._listen,
                     "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}",
                     **({"HARNESS_CLOCK_URL": self._served.clock_url} if offers_clock() else {})}
-        self._served.idleness.reset(False)
+        self._served.idleness.started()
         self._starts += 1
         self._killed_at_io = False
         why = "; the last start lost its port to another process" if lost_port else ""
@@ -231,7 +231,7 @@ class ProcessDriver:
                 harness_clock = health is not None and health.get("clock") == "harness"
                 self.clock_mode = "harness" if harness_clock else "real"
                 assert self._served is not None
-                self._served.idleness.reset(harness_clock)
+                self._served.idleness.declare(harness_clock)
                 self._history.append(self._clock.now(), "note", "harness", {"started": {
                     "worker": self.worker_id, "start": self._starts, "startup_s": self.startups_s[-1],
                     **({"clock": "harness"} if harness_clock else {})}})
