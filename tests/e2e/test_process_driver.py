@@ -182,7 +182,7 @@ def test_a_candidate_that_exits_at_start_shows_its_last_lines(tmp_path: Path, ma
 
 def test_a_candidate_that_never_becomes_healthy_is_given_up_on(tmp_path: Path, mark: str,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("durable_harness.harness.drivers._process_driver.STARTUP_TIMEOUT_S", 2.0)
+    monkeypatch.setattr("durable_harness.harness.drivers._process_env.STARTUP_TIMEOUT_S", 2.0)
     doc = run(BASELINE, marked(f"{MISBEHAVING} never-healthy", mark), tmp_path)
     cannot_run(doc, "did not answer GET /health with 200 within 2 s", "CANDIDATE_LISTEN=127.0.0.1:")
 

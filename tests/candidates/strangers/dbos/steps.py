@@ -72,13 +72,15 @@ def session_step(job_id: str, version: str) -> dict[str, Any]:
         if found:
             r.store.update_version(job_id, version, session_id=str(found[0]["id"]))
             return {"ok": found[0]["id"]}
-        waited = time.time() - row.session_create_at if row.session_create_at else None
-        if waited is not None and waited < r.settings.real(90):
+        # On the run's time, not the wall clock's: the run's time stands still while a restart
+        # starts us, so wall seconds since the create overstate how long the listing has had.
+        waited = r.clock.unix() - row.session_create_at if row.session_create_at else None
+        if waited is not None and waited < 90:
             return {"wait": 5}  # a create may have happened: the listing lags up to ten seconds
         with r.leases.write_lock(job_id):
             r.leases.check_and_renew(job_id)
             _check(job_id, version)
-            r.store.update_version(job_id, version, session_create_at=time.time())
+            r.store.update_version(job_id, version, session_create_at=r.clock.unix())
             with guarded(job_id, lambda: _check(job_id, version)):
                 session = r.sessions.create(row.job, version, row.allowed_tools)
     except Forbidden as exc:
