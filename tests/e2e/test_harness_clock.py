@@ -1,7 +1,7 @@
 """A candidate process that takes its time from the harness (``"clock": "harness"``) has its idle
-time skipped: the bundled reference and the node example say so, pass, and skip; the same runs
-without the harness's clock (``DH_HARNESS_CLOCK=0``) keep compressed real time and the same
-verdict; a candidate that never says so is never skipped."""
+time skipped: the bundled reference (``--clock harness``) and the node example say so, pass, and
+skip; the same runs without the harness's clock (``DH_HARNESS_CLOCK=0``) keep compressed real time
+and the same verdict; a candidate that never says so (the reference by default) is never skipped."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tests.e2e._processes import NODE_EXAMPLE, REFERENCE, REPO, kill_marked, mar
 pytestmark = pytest.mark.e2e  # end-to-end runs of processes: `make test` runs them
 
 SCENARIOS = REPO / "durable_harness" / "scenarios"
+ON_HARNESS_CLOCK = f"{REFERENCE} --clock harness"
 
 
 @pytest.fixture
@@ -43,7 +44,7 @@ def _started(out: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("scenario", ["baseline", "lost-draft-response"])
 def test_the_reference_on_the_harness_clock_skips_its_idle_time(scenario: str, tmp_path: Path, mark: str) -> None:
-    doc = _run(scenario, marked(REFERENCE, mark), tmp_path)
+    doc = _run(scenario, marked(ON_HARNESS_CLOCK, mark), tmp_path)
     assert doc["timings"]["clock"] == "harness" and doc["timings"]["skipped_s"] > 0, doc["timings"]
     assert all(s.get("clock") == "harness" for s in _started(tmp_path))
     assert doc["history"]["entries"] > 0 and doc["timings"]["virtual_s"] >= doc["timings"]["skipped_s"]
@@ -52,9 +53,14 @@ def test_the_reference_on_the_harness_clock_skips_its_idle_time(scenario: str, t
 def test_without_the_harness_clock_the_same_run_keeps_real_time(tmp_path: Path, mark: str,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DH_HARNESS_CLOCK", "0")
-    doc = _run("baseline", marked(REFERENCE, mark), tmp_path)
+    doc = _run("baseline", marked(ON_HARNESS_CLOCK, mark), tmp_path)
     assert (doc["timings"]["clock"], doc["timings"]["skipped_s"]) == ("real", 0.0)
     assert all("clock" not in s for s in _started(tmp_path))
+
+
+def test_a_candidate_that_does_not_say_so_keeps_real_time(tmp_path: Path, mark: str) -> None:
+    doc = _run("baseline", marked(REFERENCE, mark), tmp_path)
+    assert (doc["timings"]["clock"], doc["timings"]["skipped_s"]) == ("real", 0.0)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (.ci/run installs it)")

@@ -10,8 +10,8 @@ the candidate with its factory, and serves ``GET /health``, ``POST /jobs``, ``PO
 candidate, from the moment the harness's first call (its health check) has said the run's time; when
 a step finds nothing to do it waits one scenario second or until a control call has run.
 
-It takes its time from the harness (``"clock": "harness"`` in its health answer, when the harness
-gives ``HARNESS_CLOCK_URL``): every answer of the harness says the run's time, and it waits only on
+With ``--clock harness`` it takes its time from the harness (``"clock": "harness"`` in its health
+answer, when the harness gives ``HARNESS_CLOCK_URL``): every answer of the harness says the run's time, and it waits only on
 the harness (a request, a stream, ``GET /wait`` of the clock service), so the harness skips the
 time it would otherwise sleep through. Its code computes only on the main thread, right after
 something reached it, and on a control call's thread while the harness waits for the answer.
@@ -53,6 +53,7 @@ import openai
 __all__ = ["main"]
 
 POLL_S = 1.0  # scenario seconds between two steps that found nothing to do
+HARNESS_CLIENT_TIMEOUT_S = 60.0  # real seconds a request may take on the harness's clock (see Env)
 WAIT_TIMEOUT_S = 3600.0  # real seconds a wait on the harness's clock may take (it ends on the run's time)
 CLIENT_TIMEOUT_S = 30.0  # scenario seconds: the clients' timeout (at least 2 real seconds)
 CALL_TIMEOUT_S = 60.0  # real seconds a control call may wait for the main thread (the harness gives up first)
@@ -259,10 +260,10 @@ class Clock:
 class Env:
     """What an in-process candidate is given, built from the process environment."""
 
-    def __init__(self, environ: Mapping[str, str], baton: Baton) -> None:
+    def __init__(self, environ: Mapping[str, str], baton: Baton, *, harness_clock: bool = False) -> None:
         scale = float(environ.get("HARNESS_TIME_SCALE") or 1.0)
         self.clock = Clock(scale, float(environ.get("HARNESS_TIME_ORIGIN") or time.time()), baton,
-                           environ.get("HARNESS_CLOCK_URL") or None)
+                           (environ.get("HARNESS_CLOCK_URL") or None) if harness_clock else None)
         self.database_url = environ["DATABASE_URL"]
         self.worker_id = environ.get("WORKER_ID", "worker-1")
         self.run_id = environ.get("HARNESS_RUN_ID", "")
@@ -273,7 +274,10 @@ class Env:
                                                              "app_password": environ["WORDPRESS_APP_PASSWORD"]}, {}),
             "approvals": Endpoint(environ["APPROVALS_URL"], {"token": environ["APPROVALS_TOKEN"]}, {}),
         }
-        timeout = max(CLIENT_TIMEOUT_S / scale, 2.0)
+        # On the harness's clock a lost answer ends on the run's time (the harness drops the connection),
+        # so the client's own bound, in real seconds, is only for a harness gone quiet: a short one would
+        # be a timeout no scenario asked for on a busy machine.
+        timeout = HARNESS_CLIENT_TIMEOUT_S if self.clock.harness_url else max(CLIENT_TIMEOUT_S / scale, 2.0)
         self.http = httpx.Client(transport=BatonTransport(baton, self.clock), timeout=timeout)
         retries = int(environ.get("OPENAI_MAX_RETRIES") or 0)  # the SDK retries the scenario gives a client
         self.openai = openai.OpenAI(api_key=self.openai_api_key, base_url=self.openai_base_url, max_retries=retries,
@@ -386,9 +390,11 @@ def warm_up(env: Env) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m durable_harness.candidates.reference.serve", description=__doc__.split("\n\n")[0])
     parser.add_argument("--candidate", default="reference", help="reference | mutant:NAME | package.module:factory")
+    parser.add_argument("--clock", choices=("real", "harness"), default="real",
+                        help="harness: take the run's time from the harness, which skips what it is idle for")
     args = parser.parse_args(argv)
     baton = Baton()
-    env = Env(os.environ, baton)
+    env = Env(os.environ, baton, harness_clock=args.clock == "harness")
     # Webhook timestamps are on the run's time, as in-process, where the SDK's check runs on the
     # virtual clock: the SDK's webhook module reads only time.time(), so it gets the run's clock.
     from openai.lib import _webhooks
