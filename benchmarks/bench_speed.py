@@ -34,7 +34,7 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
   shows. Needs ``valgrind`` (the row says so and is left out without it); about two minutes;
 * ``explore``    — exploration's throughput: plans per CPU second and per wall second of ``explore``
   against the reference for ``--explore-s`` seconds (default 20, seed 0), in-process (the forked
-  driver) and as a process (``cmd:``, on the harness's clock);
+  driver) and as a process (``cmd:``, the reference's default clock: compressed real time);
 * ``tests``      — the fast tests (``pytest -q -n 2``) and the whole suite (``make test``, as CI runs it):
   wall and CPU seconds, once each.
 
