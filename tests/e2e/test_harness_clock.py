@@ -6,7 +6,6 @@ and the same verdict; a candidate that never says so (the reference by default) 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,7 +62,6 @@ def test_a_candidate_that_does_not_say_so_keeps_real_time(tmp_path: Path, mark: 
     assert (doc["timings"]["clock"], doc["timings"]["skipped_s"]) == ("real", 0.0)
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (.ci/run installs it)")
 def test_the_node_example_takes_its_time_from_the_harness(tmp_path: Path, mark: str) -> None:
     doc = _run("baseline", marked(NODE_EXAMPLE, mark), tmp_path)
     assert doc["timings"]["clock"] == "harness" and doc["timings"]["skipped_s"] > 0, doc["timings"]
