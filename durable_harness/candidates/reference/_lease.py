@@ -2,7 +2,8 @@
 
 Several workers may run on one database, each given the same jobs. A job is worked only by the
 worker that holds its lease (``dh_leases``: owner, token, expiry), taken for ``LEASE_TTL_S`` and
-renewed at every step and around every write. A lease that ran out may be taken over; the token
+renewed at every step, around every write (whatever its answer) and after every pause between two
+attempts of a tool. A lease that ran out may be taken over; the token
 then goes up by one. A restarted instance takes its own worker's lease over at once (its
 predecessor is dead), and the token goes up then too: a write the dead one left on its way carries
 the old token.
@@ -104,9 +105,11 @@ class Leases:
             headers = self.headers(job_id)
             if not self.sg.hold_write_lock:  # the bug: checked, then written without the lock
                 self._release()
-            yield headers
-        assert mine is not None
-        self.store.renew_lease(job_id, self.worker_id, mine, self.now() + LEASE_TTL_S)
+            try:
+                yield headers
+            finally:  # answered or not, this worker is alive: the lease is renewed if it is still ours
+                assert mine is not None
+                self.store.renew_lease(job_id, self.worker_id, mine, self.now() + LEASE_TTL_S)
 
     def close(self) -> None:
         self._depth = 0

@@ -64,7 +64,7 @@ class ReferencePlane:
                                    stopped=self._may_not_write, refused=self._credentials_refused,
                                    stop_on_refusal=self.sg.stop_on_refused_credentials,
                                    honour_stop=self.sg.no_writes_after_cancel, writing=self._write_entry)
-        self.tools = ToolRunner(self.store, self.wp, env.clock.sleep, self.sg)
+        self.tools = ToolRunner(self.store, self.wp, self._sleep_holding, self.sg)
         self.coding = CodingTools(self.api, self.store, self.sg)
         self.publisher = Publisher(self.store, self.wp, Approvals(env.http, env.approvals_url, env.approvals_token),
                                    self.sg, self._published)
@@ -176,6 +176,14 @@ class ReferencePlane:
         from contextlib import nullcontext
 
         return self.leases.writing(self._current[0]) if self._current is not None else nullcontext({})
+
+    def _sleep_holding(self, seconds: float) -> None:
+        """A pause between two attempts of a tool: the lease is renewed after it, as at every step (a
+        worker that waits on a Retry-After is alive; its lease must not run out under it). Raises
+        ``LeaseLost`` when another worker took the job over meanwhile."""
+        self.env.clock.sleep(seconds)
+        if self._current is not None and not self.leases.hold(self._current[0]):
+            raise LeaseLost(f"{self._current[0]}: taken over while this worker waited to try again")
 
     def _reread(self, job: JobRow) -> JobRow:
         return next((j for j in self.store.jobs(job.job_id) if j.task_version == job.task_version), job)
