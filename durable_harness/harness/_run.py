@@ -101,11 +101,12 @@ class _Execution:
 
 
 def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_dir: Path | None = None, *,
-             forks: Any = None) -> tuple[dict[str, Any], History]:
+             forks: Any = None, reach: set[str] | None = None) -> tuple[dict[str, Any], History]:
     """One run; returns run.json and the (unredacted: keep it in memory) history. With ``out_dir``,
     run.json and history.jsonl are written there. A sweep scenario is run as its base scenario.
     ``forks`` (``_sweep_fork.ForkedSweep``) forks a crash point at every request of this run: such
-    a fork goes on as that point's run and ends in ``run_once``, which never returns in it."""
+    a fork goes on as that point's run and ends in ``run_once``, which never returns in it. ``reach``
+    (explore's) is filled with the lines of the candidate's code its forked instances ran."""
     seed = validate_seed(scenario.default_seed if seed is None else seed)
     # The candidate's database and files live in a folder of their own, never in the report (a CI
     # uploads the report; the database holds what the candidate stored, secrets included).
@@ -115,6 +116,7 @@ def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_di
         interrupted = False
         try:
             world = World(scenario, seed, workdir, time_scale=time_scale() if driver_kind(candidate).real_time else None)
+            world.reach = reach
             if forks is not None:
                 forks.attach(world)
             with world.lock, sdk_webhooks_on_virtual_time(world.clock), world.sdk_retries():

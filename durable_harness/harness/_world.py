@@ -86,6 +86,7 @@ class World:
         self.seed = seed
         self.shared_database: str | None = None  # several worker processes: a scratch PostgreSQL database
         self.served: list[Served] = []  # what each candidate process was served (``serve``)
+        self.reach: set[str] | None = None  # explore's: the candidate code its instances ran (``isolation/_reach``)
         self.workdir = workdir
         self.run_id = f"{scenario.run_name}-{seed}"
         self.lock = WorldLock()  # uncontended in-process; the process driver's servers share the world through it

@@ -185,23 +185,47 @@ def describe_candidate(spec: str) -> str:
     return doc[0] if doc else ""
 
 
-def python_digest(spec: str) -> str | None:
-    """sha256 of a Python candidate's source: its factory's top-level package, or its module file, and
-    the factory it names (two candidates of one package, the reference and a mutant, differ)."""
+def _module_of(spec: str) -> Any:
+    """The module that holds a Python candidate's factory (None when it has no file)."""
     factory = python_factory(spec)
     owner = getattr(factory, "__self__", None)
     module_name = getattr(owner if owner is not None and not isinstance(owner, type) else factory, "__module__", None)
     module = sys.modules.get(str(module_name)) if module_name else None
-    if module is None or getattr(module, "__file__", None) is None:
-        return None
-    top = sys.modules.get(str(module_name).split(".")[0])
+    return module if module is not None and getattr(module, "__file__", None) is not None else None
+
+
+def _code_root(module: Any) -> tuple[Path, bool]:
+    """(the folder of the factory's top-level package, True) or (its module's file, False)."""
+    top = sys.modules.get(str(module.__name__).split(".")[0])
     top_file = getattr(top, "__file__", None)
     if top_file is not None and Path(top_file).name == "__init__.py":
-        root = Path(top_file).parent
+        return Path(top_file).parent, True
+    return Path(str(module.__file__)), False
+
+
+def python_code_roots(spec: str) -> list[str]:
+    """Where a Python candidate's own code lives: its factory's top-level package, or its module file;
+    for the candidates bundled with the harness, their own folder (not the harness's)."""
+    module = _module_of(spec)
+    if module is None:
+        return []
+    if str(module.__name__).startswith("durable_harness.candidates."):
+        return [str(Path(__file__).resolve().parents[2] / "candidates")]
+    root, package = _code_root(module)
+    return [str(root.parent if not package and root.name == "__init__.py" else root)]
+
+
+def python_digest(spec: str) -> str | None:
+    """sha256 of a Python candidate's source: its factory's top-level package, or its module file, and
+    the factory it names (two candidates of one package, the reference and a mutant, differ)."""
+    module = _module_of(spec)
+    if module is None:
+        return None
+    root, package = _code_root(module)
+    if package:
         files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)[:_MAX_FILES]
     else:
-        root = Path(str(module.__file__)).parent
-        files = [Path(str(module.__file__))]
+        root, files = root.parent, [root]
     h = hashlib.sha256()
     h.update(b"candidate\0" + spec.encode() + b"\0")
     total = 0

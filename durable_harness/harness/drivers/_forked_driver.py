@@ -119,7 +119,7 @@ class _Child:
         self.pid, self.sock = zygote().spawn({
             "mode": "instance", "spec": spec, "worker_id": worker_id, "log": str(driver.log_path),
             "env": world.env_data(worker_id), "limits": {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s},
-            "sdk": sdk_time.active(), "network": driver.network})
+            "sdk": sdk_time.active(), "network": driver.network, "reach": world.reach is not None})
 
     # -- the instance, as the driver's InstanceKeeper sees it ------------------------------------
     def __getattr__(self, name: str) -> Any:
@@ -167,6 +167,8 @@ class _Child:
             except PipeGarbage as err:
                 raise self._died(method, f"it wrote garbage on the harness's pipe ({err})") from None
             kind = message["k"]
+            if "r" in message and self._world.reach is not None:  # lines of its code the call reached
+                self._world.reach.update(f"line:{line}" for line in message["r"] or ())
             if kind == InstanceKind.RESULT:
                 return message.get("v")
             if kind == InstanceKind.REFUSED_REPORT:  # the child read its report and found it is not a JobReport

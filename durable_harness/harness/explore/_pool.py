@@ -29,16 +29,21 @@ class OutOfTime(Exception):
 
 def run_plan(plan: Plan, candidate: str, seed: int) -> dict[str, Any] | None:
     """The run document of ``plan`` against ``candidate``, or None for a plan no scenario file could
-    state (the schema refuses it)."""
+    state (the schema refuses it). The document carries what the run reached (``reach``: the lines
+    of the candidate's code and the shapes of what it did, ``_reach``), sorted; it is the explorer's,
+    never written to a report."""
     from durable_harness.harness._run import run_once
     from durable_harness.harness.explore._plans import plan_scenario
+    from durable_harness.harness.explore._reach import history_shapes
     from durable_harness.harness.scenario import ScenarioError
 
     try:
         scenario = plan_scenario(plan, f"explore-{plan.workload}")
     except ScenarioError:
         return None
-    doc, _history = run_once(scenario, candidate, seed)
+    lines: set[str] = set()
+    doc, history = run_once(scenario, candidate, seed, reach=lines)
+    doc["reach"] = sorted(lines | history_shapes(history))
     return doc
 
 

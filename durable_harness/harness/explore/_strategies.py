@@ -289,9 +289,9 @@ def _edit(entries: tuple[Mapping[str, Any], ...], op: tuple[Any, ...], world: Ma
     return entries[:i] + (entry,) + entries[i + 1:], world
 
 
-def variations(corpus: Sequence[Plan], channels: Sequence[Channel], conditions: Sequence[str], workload: str, *,
-               kinds: Sequence[str] | None = None, actions: bool = True) -> st.SearchStrategy[Plan]:
-    """A plan of the catalogue with one to three changes (which may, rarely, give it back as written)."""
+def _changes(channels: Sequence[Channel], conditions: Sequence[str], workload: str, *,
+             kinds: Sequence[str] | None, actions: bool) -> st.SearchStrategy[list[tuple[Any, ...]]]:
+    """One to three changes of a plan: an entry added, dropped or retargeted, its world changed."""
     index = st.integers(0, 9)
     ops = st.one_of(
         st.tuples(st.just("add"), _entries(channels, conditions, workload, kinds, actions)),
@@ -304,31 +304,46 @@ def variations(corpus: Sequence[Plan], channels: Sequence[Channel], conditions: 
         st.tuples(st.just("world"), world_changes(workload)),
         st.tuples(st.just("unworld"), index),
     )
+    return st.lists(ops, min_size=1, max_size=3)
 
-    def vary(drawn: tuple[Plan, list[tuple[Any, ...]]]) -> Plan:
-        base, changes = drawn
-        entries, world = base.entries, base.world
-        for op in changes:
-            entries, world = _edit(entries, op, world)
-        return Plan(workload, entries, dict(world), origin=base.origin, deadline_s=base.deadline_s)
 
+def _vary(workload: str, drawn: tuple[Plan, list[tuple[Any, ...]]]) -> Plan:
+    base, changes = drawn
+    entries, world = base.entries, base.world
+    for op in changes:
+        entries, world = _edit(entries, op, world)
+    return Plan(workload, entries, dict(world), origin=base.origin, deadline_s=base.deadline_s)
+
+
+def variations(corpus: Sequence[Plan], channels: Sequence[Channel], conditions: Sequence[str], workload: str, *,
+               kinds: Sequence[str] | None = None, actions: bool = True) -> st.SearchStrategy[Plan]:
+    """A plan of the catalogue with one to three changes (which may, rarely, give it back as written)."""
     known = list(corpus)
     pick = st.integers(0, len(known) - 1).map(lambda i: known[i])  # (a sampled_from would print every plan)
     # A change may undo another (or not apply): the explorer never runs a plan as the catalogue wrote it.
-    return st.tuples(pick, st.lists(ops, min_size=1, max_size=3)).map(vary)
+    changes = _changes(channels, conditions, workload, kinds=kinds, actions=actions)
+    return st.tuples(pick, changes).map(lambda drawn: _vary(workload, drawn))
 
 
 def plans(channels: Sequence[Channel], conditions: Sequence[str], workload: str, *,
           corpus: Sequence[Plan] = (), kinds: Sequence[str] | None = None, actions: bool = True,
-          max_entries: int = 3) -> st.SearchStrategy[Plan]:
-    """Variations of the catalogue's plans (when ``corpus`` has any) and fresh plans."""
+          max_entries: int = 3, reached: Sequence[Plan] | None = None) -> st.SearchStrategy[Plan]:
+    """Variations of the catalogue's plans (when ``corpus`` has any) and fresh plans; with ``reached``
+    (the guided search's: the plans that reached something no plan had before, a list the explorer
+    adds to as it goes), half the time a variation of one of those."""
     fresh = fresh_plans(channels, conditions, workload, kinds=kinds, actions=actions, max_entries=max_entries)
     inner = fresh if not corpus else st.one_of(
         variations(corpus, channels, conditions, workload, kinds=kinds, actions=actions), fresh)
+    changes = _changes(channels, conditions, workload, kinds=kinds, actions=actions)
 
     @st.composite
     def plan(draw: st.DrawFn) -> Plan:  # a short name in Hypothesis's messages (the whole strategy prints kilobytes)
+        # The same draws whatever ``reached`` holds now (it grows between plans: Hypothesis replays a
+        # draw's choices and must meet the same kinds of choice); ``use`` shrinks to False, the unguided plan.
+        use, index, changed = draw(st.booleans()), draw(st.integers(0, 2**16)), draw(changes)
         drawn: Plan = draw(inner)
+        if use and reached:
+            return _vary(workload, (reached[index % len(reached)], changed))
         return drawn
 
     return plan()

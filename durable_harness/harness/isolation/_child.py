@@ -56,6 +56,7 @@ class _Link:
         self.instance: Any = None
         self.time: tuple[float, int] | None = None  # the run's time as the harness last said it
         self.sdk_times: dict[str, Any] = {}  # what the SDK's stand-ins said then (``_sdk_time.times``)
+        self.reach: Any = None  # ``_reach.LineReach`` when the harness asked which lines the calls run
         self._notes: list[bytes] = []  # messages that need no answer, not sent yet
 
     def _heard(self, header: Mapping[str, Any]) -> None:
@@ -70,6 +71,11 @@ class _Link:
         same write (the harness, which only waits meanwhile, reads it first, as it would have)."""
         if threading.get_ident() == self.owner:
             self._notes.append(frame(header))
+
+    def answer(self, header: Mapping[str, Any]) -> None:
+        """The end of a call: its answer, with the lines of the candidate's code it reached (``r``)."""
+        lines = self.reach.take() if self.reach is not None else None
+        self.send({**header, "r": lines} if lines else header)
 
     def send(self, header: Mapping[str, Any], payload: bytes = b"") -> None:
         """A message to the harness, after the notes not sent yet: one write, one wake-up."""
@@ -99,15 +105,15 @@ class _Link:
         try:
             value = getattr(self.instance, method)(*args)
         except BaseException as err:  # anything, SystemExit included: the harness judges it, we only say it
-            self.send(_error(err, method))
+            self.answer(_error(err, method))
             return
         if method == "report":  # read here, where the object is: what is not JSON cannot cross the pipe
             claims, problem = check_report(value)
             if claims is None:
-                self.send({"k": InstanceKind.REFUSED_REPORT, "problem": problem})
+                self.answer({"k": InstanceKind.REFUSED_REPORT, "problem": problem})
                 return
             value = claims
-        self.send({"k": InstanceKind.RESULT, "v": plain(value)})
+        self.answer({"k": InstanceKind.RESULT, "v": plain(value)})
 
     def serve(self) -> None:
         while True:
@@ -318,6 +324,12 @@ def run_child(sock: socket.socket, request: Mapping[str, Any]) -> NoReturn:
             from durable_harness.harness.candidate._spec import resolve_candidate
 
             factory = resolve_candidate(str(request["spec"]))
+            if request.get("reach"):  # explore asks which lines of the candidate's code each call runs
+                from durable_harness.harness.candidate._spec import python_code_roots
+                from durable_harness.harness.isolation._reach import LineReach
+
+                link.reach = LineReach(python_code_roots(str(request["spec"])))
+                link.reach.start()
             env, _ = build_env(request["env"], lambda process: _PipeTransport(link, process), _PipeClock(link))
             link.instance = factory(env)
         except BaseException as err:
@@ -327,8 +339,8 @@ def run_child(sock: socket.socket, request: Mapping[str, Any]) -> NoReturn:
         methods = sorted(m for m in ("submit", "cancel", "report", "step", "receive_webhook", "close")
                          if callable(getattr(link.instance, m, None)))
         lease = getattr(link.instance, "lease_ttl_s", None)
-        send(sock, {"k": InstanceKind.READY, "methods": methods,
-                    "lease_ttl_s": lease if isinstance(lease, (int, float)) and not isinstance(lease, bool) else None})
+        link.answer({"k": InstanceKind.READY, "methods": methods,
+                     "lease_ttl_s": lease if isinstance(lease, (int, float)) and not isinstance(lease, bool) else None})
         link.serve()
     except BaseException:
         code = 70

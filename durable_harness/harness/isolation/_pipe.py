@@ -35,7 +35,8 @@ class InstanceKind(StrEnum):
     """What a message between the harness and an instance (``_child``) says: its ``k``. A kind is
     the bare string on the pipe (a ``str``), named once here; its value never changes."""
 
-    # The instance to the harness: its answers,
+    # The instance to the harness: its answers (each may carry ``r``, the lines of the candidate's
+    # code it reached since its last answer, when the harness asked for them: ``_reach``),
     READY = "ready"  # the instance is made: its ``methods`` and its ``lease_ttl_s`` (its first message)
     RESULT = "result"  # what the call returned (``v``)
     REFUSED_REPORT = "refused"  # report() returned no JobReport (``problem``)
