@@ -82,9 +82,10 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
                      help="run each scenario twice with the same seed and fail (exit 2) if the histories differ")
     run.add_argument("--shard", default=None, metavar="K/N", help=_SHARD_HELP)
     run.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
-                     help="run N scenarios at once, each in a worker process (auto: one per core, the default for a "
-                          "Python candidate; 1: one after the other in this process, the default for a cmd: candidate, "
-                          "which runs in real time); the report is the same")
+                     help="run N scenarios at once, each in a worker process (auto: one per core; 1: one after the "
+                          "other in this process; default: one per core for a Python candidate, and for a cmd: "
+                          "candidate as many as the machine holds while they mostly wait, measured as they run and "
+                          "shown on the progress line); the report is the same")
     run.add_argument("--allure", type=Path, default=None, metavar="DIR", help=_ALLURE_HELP)
     run.add_argument("--keep-candidate-db", action="store_true", help=_KEEP_DB_HELP)
     run.add_argument("--toxiproxy", default=None, metavar="URL", help=_TOXIPROXY_HELP)

@@ -15,6 +15,9 @@ takes its workers with it: each watches the harness process and dies with it, an
 fork server and every candidate they had started. A worker that dies under a scenario is
 a harness error of that scenario (exit 3), not a lost run.
 
+A process candidate's runs go at once by what they use, not by cores (``_admission``): each worker
+says the CPU and wall seconds its run took, and the runs in flight follow the measured busy share.
+
 What it deliberately does not do: split one scenario (a sweep is one task: its points are forked
 from its clean run in the worker, on every core: ``_sweep_fork.sweep_jobs``).
 """
@@ -24,10 +27,14 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
+import resource
 import signal
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from durable_harness.harness._admission import Admission
 
 __all__ = ["SWEEP_JOBS", "default_jobs", "run_parallel"]
 
@@ -40,36 +47,57 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_USE = "_use"  # what a worker's run used (CPU and wall seconds): read and dropped by ``run_parallel``
 SWEEP_JOBS = "DH_SWEEP_JOBS"  # crash points a sweep forks at once beside its clean run (``_sweep_fork``)
 
 
 def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, report: Path, jobs: int, *,
-                 check_determinism: bool, done: Callable[[dict[str, Any]], None]) -> tuple[list[dict[str, Any]], bool]:
+                 check_determinism: bool, done: Callable[[dict[str, Any]], None],
+                 admission: Admission | None = None,
+                 note: Callable[[str], None] | None = None) -> tuple[list[dict[str, Any]], bool]:
     """Run every scenario in up to ``jobs`` worker processes; (their documents in order, whether a
-    signal stopped the run). ``done`` is called with each document as it comes back."""
+    signal stopped the run). ``done`` is called with each document as it comes back. With
+    ``admission`` (process candidates: ``_admission``), the runs in flight are as many as it says
+    from the runs finished so far, up to its cap; ``note`` is told when that number changes."""
     docs: dict[int, dict[str, Any]] = {}
     _share_the_zygote(candidate)
     context = multiprocessing.get_context("forkserver")
-    workers = max(1, min(jobs, len(scenarios)))
+    workers = max(1, min(admission.cap if admission is not None else jobs, len(scenarios)))
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
                                                   initargs=(os.getpid(),))
     stopped = False
+    waiting = sorted(range(len(scenarios)), key=lambda i: scenarios[i].sweep is None)  # the longest (sweeps) first
+    running: dict[concurrent.futures.Future[dict[str, Any]], int] = {}
+    said = ""
+
+    def limit() -> int:
+        return admission.limit() if admission is not None else workers
+
     try:
-        order = sorted(range(len(scenarios)), key=lambda i: scenarios[i].sweep is None)  # the longest (sweeps) first
-        futures = {pool.submit(_run_one, str(scenarios[i].source), scenarios[i].id, candidate, seed,
-                               str(report / scenarios[i].id), check_determinism): i for i in order}
-        for future in concurrent.futures.as_completed(futures):
-            i = futures[future]
-            try:
-                doc = future.result()
-            except concurrent.futures.process.BrokenProcessPool as err:
-                doc = _lost(scenarios[i], candidate, seed, report, f"the worker process running it died ({err})")
-            except KeyboardInterrupt:
-                raise
-            except BaseException as err:  # the harness's own error, raised in the worker
-                doc = _lost(scenarios[i], candidate, seed, report, f"{type(err).__name__}: {err}")
-            docs[i] = doc
-            done(doc)
+        while waiting or running:
+            while waiting and len(running) < limit():
+                i = waiting.pop(0)
+                running[pool.submit(_run_one, str(scenarios[i].source), scenarios[i].id, candidate, seed,
+                                    str(report / scenarios[i].id), check_determinism)] = i
+            if admission is not None and note is not None and admission.describe() != said:
+                said = admission.describe()
+                note(said)
+            finished, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                i = running.pop(future)
+                try:
+                    doc = future.result()
+                except concurrent.futures.process.BrokenProcessPool as err:
+                    doc = _lost(scenarios[i], candidate, seed, report, f"the worker process running it died ({err})")
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as err:  # the harness's own error, raised in the worker
+                    doc = _lost(scenarios[i], candidate, seed, report, f"{type(err).__name__}: {err}")
+                use = doc.pop(_USE, None)
+                if admission is not None and isinstance(use, dict):
+                    admission.finished(float(use["cpu_s"]), float(use["wall_s"]))
+                docs[i] = doc
+                done(doc)
     except KeyboardInterrupt:
         stopped = True
         for process in list(getattr(pool, "_processes", {}).values()):  # stop the scenarios in flight
@@ -145,8 +173,17 @@ def _run_one(source: str, scenario_id: str, candidate: str, seed: int | None, ou
 
     load_plugins()  # a fresh worker: the team's plugins, as the command line loaded them
     scenario = next(s for s in load_scenarios([Path(source)]) if s.id == scenario_id)
+    cpu, wall = _cpu_s(), time.monotonic()  # what the run used, for ``_admission`` (never for the run itself)
     doc = run_scenario(scenario, candidate, seed, Path(out))
-    return check(doc, scenario, candidate, Path(out)) if check_determinism else doc
+    doc = check(doc, scenario, candidate, Path(out)) if check_determinism else doc
+    doc[_USE] = {"cpu_s": _cpu_s() - cpu, "wall_s": time.monotonic() - wall}
+    return doc
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this worker and of the processes it started and reaped (the candidate's)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _lost(scenario: Any, candidate: str, seed: int | None, report: Path, why: str) -> dict[str, Any]:

@@ -39,6 +39,15 @@ class Progress:
         self.finished = 0
         self.counts = dict.fromkeys(_STATUSES, 0)
         self._drawn = False
+        self._note = ""  # how the items run (``note``), shown with the status
+
+    def note(self, text: str) -> None:
+        """How the items run now (e.g. how many at once): on the status line, or a line of its own."""
+        self._note = text
+        if self.tty:
+            self._draw("")
+        else:
+            self._write(f"({text})\n")
 
     def elapsed(self) -> str:
         seconds = int(max(self._clock() - self._started, 0))
@@ -70,7 +79,8 @@ class Progress:
     def status(self, now: str) -> str:
         width = len(str(self.total))
         counts = " | ".join(f"{self.counts[name]} {name}" for name in _STATUSES)
-        return f"[{self.finished:>{width}}/{self.total}] {self.elapsed()} | {counts}" + (f" | {now}" if now else "")
+        return (f"[{self.finished:>{width}}/{self.total}] {self.elapsed()} | {counts}" + (f" | {self._note}" if self._note else "")
+                + (f" | {now}" if now else ""))
 
     def _draw(self, now: str) -> None:
         self._write("\r\x1b[2K" + self.status(now))

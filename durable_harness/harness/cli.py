@@ -337,8 +337,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         doc = run_scenario(scenario, args.candidate, args.seed, report / scenario.id)
         return check_determinism(doc, scenario, args.candidate, report / scenario.id) if args.check_determinism else doc
 
+    args.admission = run_admission(args.jobs, args.candidate)
     args.jobs = run_jobs(args.jobs, args.candidate)
-    if args.jobs > 1 and len(scenarios) > 1:
+    if (args.jobs > 1 or args.admission is not None) and len(scenarios) > 1:
         stopped = _each_parallel(scenarios, args, report, docs, index)
     else:
         stopped = _each(scenarios, lambda s: str(s.id), one, docs, index)
@@ -385,7 +386,8 @@ def _each_parallel(scenarios: Sequence[Any], args: argparse.Namespace, report: P
 
     try:
         found, stopped = run_parallel(scenarios, args.candidate, args.seed, report, args.jobs,
-                                      check_determinism=args.check_determinism, done=done)
+                                      check_determinism=args.check_determinism, done=done,
+                                      admission=getattr(args, "admission", None), note=progress.note)
     finally:
         progress.close()
     docs.extend(found)
@@ -480,13 +482,27 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def run_jobs(asked: int | None, candidate: str) -> int:
-    """How many scenarios ``run`` runs at once: as asked (``-j``), else one per core, but one at a
-    time for a ``cmd:`` candidate (it runs in real time: its runs would share the cores' time)."""
+    """How many scenarios ``run`` runs at once: as asked (``-j``), else one per core (for a ``cmd:``
+    candidate, one per core to begin with: ``run_admission`` then follows what its runs use)."""
     if asked is not None:
         return asked
     from durable_harness.harness._parallel import default_jobs
 
-    return default_jobs() if _kind(candidate).parallel else 1
+    return default_jobs()
+
+
+BY_USE_CAP = 4  # runs of a cmd: candidate at once, per core, at most (each is a few processes and their memory)
+
+
+def run_admission(asked: int | None, candidate: str) -> Any:
+    """For a candidate whose kind runs by use (``cmd:``) when ``-j`` was not given: the ``Admission``
+    that decides how many of its runs go at once; None otherwise (``-j``'s number, fixed)."""
+    if asked is not None or _kind(candidate).parallel != "use":
+        return None
+    from durable_harness.harness._admission import Admission
+    from durable_harness.harness._parallel import default_jobs
+
+    return Admission(default_jobs(), BY_USE_CAP * default_jobs())
 
 
 def _kind(candidate: str) -> Any:

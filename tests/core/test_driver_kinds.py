@@ -38,7 +38,7 @@ def test_what_follows_from_each_kind() -> None:
     assert (kinds["forked"].deterministic, kinds["forked"].forks_sweep, kinds["forked"].zygote) == (True, True, True)
     assert (kinds["in-process"].forks_sweep, kinds["in-process"].zygote) == (False, False)
     process = kinds["process"]
-    assert (process.real_time, process.deterministic, process.shared_database, process.parallel) == (True, False, True, False)
+    assert (process.real_time, process.deterministic, process.shared_database, process.parallel) == (True, False, True, "use")
     assert {k.family for k in kinds.values()} == {"python", "process"}  # what fault kinds' ``drivers`` name
 
 

@@ -89,10 +89,12 @@ def test_a_signal_stops_a_parallel_run_with_a_partial_report_and_no_worker_left(
     assert left == [], f"processes left behind: {left}"
 
 
-def test_run_defaults_to_a_worker_per_core_and_to_one_for_a_candidate_process() -> None:
+def test_run_defaults_to_a_worker_per_core_and_to_what_they_use_for_a_candidate_process() -> None:
     from durable_harness.harness._parallel import default_jobs
-    from durable_harness.harness.cli import run_jobs
+    from durable_harness.harness.cli import BY_USE_CAP, run_admission, run_jobs
 
     assert run_jobs(None, "reference") == run_jobs(None, "mutant:blind-retry") == default_jobs()
-    assert run_jobs(None, "cmd:node examples/node-control-plane/server.js") == 1
+    assert run_admission(None, "reference") is None and run_admission(2, "cmd:node server.js") is None
+    admission = run_admission(None, "cmd:node examples/node-control-plane/server.js")
+    assert admission is not None and (admission.limit(), admission.cap) == (default_jobs(), BY_USE_CAP * default_jobs())
     assert run_jobs(3, "cmd:node server.js") == 3 and run_jobs(1, "reference") == 1

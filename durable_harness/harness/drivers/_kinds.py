@@ -46,7 +46,9 @@ class DriverKind:
     # probed in such a child too, before any run, so that an import that kills its process is said once.
     zygote: bool = False
     shared_database: bool = False  # several workers are processes of their own: they share a database server
-    parallel: bool = True  # ``run`` runs several scenarios at once by default (one per core)
+    # ``run`` runs several scenarios at once by default: one per core ("cores"), or as many as the
+    # machine holds while they mostly wait, measured as they run ("use": ``_admission``).
+    parallel: str = "cores"
     prefix: str | None = None  # the specs it takes start with it; None: Python specs
     when: Callable[[Mapping[str, str]], bool] = lambda environ: True  # the environments it takes them in
 

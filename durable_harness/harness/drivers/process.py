@@ -1,6 +1,6 @@
 """``cmd:<command line>``: a candidate in any language, a process of its own driven over HTTP
 (``ProcessDriver``), on compressed real time; several workers share a PostgreSQL database, and
-``run`` runs one scenario at a time (its runs would share the cores' real time)."""
+``run`` runs as many scenarios at once as the machine holds while they mostly wait (``_admission``)."""
 
 from __future__ import annotations
 
@@ -41,4 +41,4 @@ def _make(world: Any, spec: str, worker_id: str) -> Any:
 
 
 KIND = register_driver_kind(DriverKind("process", "process", _make, _precheck, _stand_in, command_digest,
-                                       prefix=PREFIX, real_time=True, shared_database=True, parallel=False))
+                                       prefix=PREFIX, real_time=True, shared_database=True, parallel="use"))
