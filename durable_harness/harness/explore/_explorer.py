@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import random
 import time
 import warnings
 from collections import Counter
@@ -32,8 +31,10 @@ from hypothesis.errors import HypothesisWarning, NoSuchExample
 
 from durable_harness.harness._run import run_once
 from durable_harness.harness._seeds import component_random
+from durable_harness.harness._shard import Shard
 from durable_harness.harness.explore._plans import DEADLINE_S, Plan, catalogue_plans, simpler
 from durable_harness.harness.explore._pool import OutOfTime, PlanPool, run_plan
+from durable_harness.harness.explore._shards import first_pass_share, search_random
 from durable_harness.harness.explore._strategies import Channel, plans, random_variation
 from durable_harness.harness.scenario import Expect, Scenario, WorkloadSpec, catalogue_dir
 from durable_harness.harness.services import services
@@ -65,6 +66,7 @@ class Exploration:
     plans_run: int = 0
     finding: Finding | None = None
     first_finding_s: float | None = None
+    first_finding_plans: int | None = None  # plans run when the first finding came
     elapsed_s: float = 0.0
     kinds_tried: Counter[str] = dataclasses.field(default_factory=Counter)
     kinds_fired: Counter[str] = dataclasses.field(default_factory=Counter)
@@ -74,6 +76,7 @@ class Exploration:
     invalid_plans: int = 0  # plans no scenario file could state (the schema refused them): not run
     variations: Counter[str] = dataclasses.field(default_factory=Counter)  # catalogue scenario -> variations run
     worlds: Counter[str] = dataclasses.field(default_factory=Counter)  # world option -> plans run with it
+    shard: Shard | None = None  # --shard K/N: this search is share K of N (``_shards``)
 
 
 def base_scenario(workload: str) -> Scenario:
@@ -113,13 +116,15 @@ def _pattern(route: str) -> str:
 
 def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_s: float = 60.0,
             max_plans: int = 10_000, kinds: Sequence[str] | None = None, max_entries: int = 3,
-            database: Path | None = None, actions: bool = True, corpus: bool = True, jobs: int = 1) -> Exploration:
+            database: Path | None = None, actions: bool = True, corpus: bool = True, jobs: int = 1,
+            shard: Shard | None = None) -> Exploration:
     """Search plans against ``candidate`` for ``budget_s`` seconds or ``max_plans`` plans; with
     ``corpus``, variations of the catalogue's scenarios of ``workload`` beside fresh plans. With
     ``jobs`` above one, the first pass runs in that many worker processes (the search after it, and
-    the shrink, run here: each plan Hypothesis draws depends on the ones before)."""
+    the shrink, run here: each plan Hypothesis draws depends on the ones before). With ``shard``,
+    this is share K of N of the search (``_shards``)."""
     base = base_scenario(workload)
-    result = Exploration(seed=seed, candidate=candidate, workload=workload)
+    result = Exploration(seed=seed, candidate=candidate, workload=workload, shard=shard)
     channels, conditions = channels_of(base, candidate, seed)
     known = catalogue_plans(catalogue_dir(), workload) if corpus else []
     if kinds is not None:  # only the catalogue's plans made of the kinds asked for
@@ -143,6 +148,7 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
         if not locked:
             locked.append(finding.counter)
             result.first_finding_s = round(time.monotonic() - started, 3)
+            result.first_finding_plans = result.plans_run
         if not best or plan.size() < best[-1].plan.size():
             best.append(finding)
         return True
@@ -153,8 +159,8 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
     key = f"{candidate}/{workload}/{','.join(kinds or [])}/{max_entries}/{'corpus' if corpus else 'fresh'}/v2"
     remembered = _Remembered(database, key)
     try:
-        first = [p for p in [*remembered.plans(workload), *_catalogue_pass(known, seed, kinds)]
-                 if p.key() not in originals][:max_plans]
+        share = first_pass_share([p for p in _catalogue_pass(known, seed, kinds) if p.key() not in originals], shard)
+        first = [p for p in [*remembered.plans(workload), *share] if p.key() not in originals][:max_plans]
         if jobs > 1 and len(first) > 1:
             with PlanPool(min(jobs, len(first)), candidate, seed) as pool:
                 for plan, doc in pool.ordered(first, lambda: budget_s - (time.monotonic() - started)):
@@ -168,7 +174,7 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
             config = settings(config, max_examples=max_plans - result.plans_run)
             with warnings.catch_warnings():  # Hypothesis may print the whole plan strategy (kilobytes) in a note
                 warnings.filterwarnings("ignore", message="Generating overly large repr", category=HypothesisWarning)
-                find(strategy, breaks, settings=config, random=random.Random(seed), database_key=key.encode())
+                find(strategy, breaks, settings=config, random=search_random(seed, shard), database_key=key.encode())
     except (NoSuchExample, _OutOfTime, OutOfTime):
         pass
     if best:

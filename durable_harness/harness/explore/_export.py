@@ -30,8 +30,9 @@ def scenario_yaml(exploration: Exploration, finding: Finding) -> tuple[str, str]
               f"{exploration.candidate}{origin})")
     doc = plan_raw(plan, scenario_id, covers=covers, seed=exploration.seed)
     doc["title"] = f"Found by exploration: {finding.counter}"
+    shard = f" --shard {exploration.shard.label}" if exploration.shard and exploration.shard.count > 1 else ""
     head = (f"# Found by `durable-harness explore --candidate {exploration.candidate} --workload {exploration.workload} "
-            f"--seed {exploration.seed}` after {exploration.plans_run} plans;\n# it broke {finding.counter}: "
+            f"--seed {exploration.seed}{shard}` after {exploration.plans_run} plans;\n# it broke {finding.counter}: "
             f"{finding.because[:300]}\n")
     return scenario_id, head + yaml.safe_dump(doc, sort_keys=False, width=110)
 
