@@ -54,6 +54,8 @@ def add_explore_parser(sub: Any, handler: Any, seed_type: Any) -> None:
     exp.add_argument("--kinds", default=None, metavar="K1,K2", help="only these fault and action kinds (default: all)")
     exp.add_argument("--max-faults", type=int, default=3, metavar="K", help="entries per plan, 1 to K (default 3)")
     exp.add_argument("--no-actions", action="store_true", help="faults only; no people acting")
+    exp.add_argument("--unguided", action="store_true",
+                     help="draw plans without preferring those that reached new code or behaviour (default: guided)")
     exp.add_argument("--no-catalogue", action="store_true",
                      help="fresh plans only: no variations of the catalogue's scenarios")
     exp.add_argument("--seed", type=seed_type, default=0, help="the search's seed (default 0)")
@@ -111,7 +113,7 @@ def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
     print(f"exploring {args.candidate} ({args.workload}) with seed {args.seed}, budget {args.budget:g} s{of}", flush=True)
     result = explore(args.candidate, args.workload, seed=args.seed, budget_s=args.budget, max_plans=args.max_plans,
                      kinds=kinds, max_entries=args.max_faults, database=args.report / "hypothesis",
-                     actions=not args.no_actions, corpus=not args.no_catalogue, jobs=jobs, shard=shard)
+                     actions=not args.no_actions, corpus=not args.no_catalogue, jobs=jobs, guided=not args.unguided, shard=shard)
     print("\n".join(coverage_lines(result)))
     summary: dict[str, Any] = {"seed": result.seed, "candidate": result.candidate, "workload": result.workload,
                                "shard": shard.to_json() if shard else None,
@@ -123,7 +125,8 @@ def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
                                "first_finding_plans": result.first_finding_plans,
                                "harness_errors": len(result.harness_errors), "kinds_tried": dict(result.kinds_tried),
                                "kinds_fired": dict(result.kinds_fired), "at_risk": dict(result.at_risk),
-                               "finding": None}
+                               "finding": None, "guided": result.guided, "reached": result.reached,
+                               "reached_lines": result.reached_lines}
     code = 0
     if result.harness_errors:
         print(f"the harness itself failed on {len(result.harness_errors)} plans: that is a bug of the harness")

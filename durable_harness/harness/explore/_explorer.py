@@ -1,8 +1,11 @@
 """``explore``: search plans for one that breaks a candidate, then shrink it.
 
-A clean run of the workload tells which channels the candidate uses; Hypothesis draws plans
-(``_strategies``): variations of the catalogue's scenarios of the workload, and fresh plans over
-those channels, each in a world of its own (a long session, a busy site, two workers, ...). Each
+A clean run of the workload tells which channels the candidate uses. A first pass runs a variation
+of each catalogue scenario of the workload in a world it was not written for, then every single
+fault and action from scratch (``_scratch``); then Hypothesis draws plans (``_strategies``):
+variations of the catalogue's scenarios, fresh plans over those channels, each in a world of its
+own (a long session, a busy site, two workers, ...), and (guided) variations of the plans that
+reached new code or new behaviour (``_reach``). Each
 plan is run as a scenario whose outcome is whatever the world shows (``from_world``: a plan that
 makes the job impossible is not a finding when the candidate says so), and the first plan that
 makes a safety checker fail, or leaves the job stuck, is a finding. It is then shrunk to the fewest
@@ -34,6 +37,8 @@ from durable_harness.harness._seeds import component_random
 from durable_harness.harness._shard import Shard
 from durable_harness.harness.explore._plans import DEADLINE_S, Plan, catalogue_plans, simpler
 from durable_harness.harness.explore._pool import OutOfTime, PlanPool, run_plan
+from durable_harness.harness.explore._reach import Guide, route_pattern
+from durable_harness.harness.explore._scratch import scratch_plans
 from durable_harness.harness.explore._shards import first_pass_share, search_random
 from durable_harness.harness.explore._strategies import Channel, plans, random_variation
 from durable_harness.harness.scenario import Expect, Scenario, WorkloadSpec, catalogue_dir
@@ -76,6 +81,10 @@ class Exploration:
     invalid_plans: int = 0  # plans no scenario file could state (the schema refused them): not run
     variations: Counter[str] = dataclasses.field(default_factory=Counter)  # catalogue scenario -> variations run
     worlds: Counter[str] = dataclasses.field(default_factory=Counter)  # world option -> plans run with it
+    guided: bool = False  # the search preferred plans that reached something new (``_reach``)
+    reached: int = 0  # lines of the candidate's code and shapes of what it did, reached by any plan
+    reached_lines: int = 0  # of those, lines of the candidate's own code (Python candidates)
+    reaching_plans: int = 0  # plans that reached something no plan before them had
     shard: Shard | None = None  # --shard K/N: this search is share K of N (``_shards``)
 
 
@@ -99,37 +108,49 @@ def channels_of(base: Scenario, candidate: str, seed: int) -> tuple[list[Channel
         if entry.process == "openai-webhooks":
             counts[("webhooks", "POST", "/" + str(entry.data.get("type")))] += 1
         elif entry.process.startswith("worker-"):
-            counts[(str(entry.data.get("service")), str(entry.data.get("method")), _pattern(str(entry.data.get("route"))))] += 1
+            counts[(str(entry.data.get("service")), str(entry.data.get("method")), route_pattern(str(entry.data.get("route"))))] += 1
     channels = [Channel(s, m, r, n, streamed=(m == "GET" and r.endswith("/events"))) for (s, m, r), n in sorted(counts.items())]
     workload = get_workload(base.workload.kind)
     tools = workload.build_job("j", "1", {})["allowed_tools"]
     conditions = sorted({c for s in services() for c in s.conditions} | set(workload.conditions))
-    conditions = [c for c in conditions if c != "tool_call_pending"] + [f"tool_call_pending:{t}" for t in tools]
+    # A pending call of a tool the agent never called in the clean run would never come: only those it called.
+    called = _called_tools(history) or set(tools)
+    conditions = [c for c in conditions if c != "tool_call_pending"] + [f"tool_call_pending:{t}" for t in tools
+                                                                        if t in called]
     return channels, conditions
 
 
-def _pattern(route: str) -> str:
-    """A route with its ids as ``{id}`` (``/agents/sessions/sess_0001/events`` -> ``.../{id}/events``)."""
-    parts = route.split("/")
-    return "/".join("{id}" if (any(c.isdigit() for c in p) and p not in ("v1", "v2")) else p for p in parts)
+def _called_tools(history: Any) -> set[str]:
+    """The tools the agent called in a run: what the sessions API's answers listed as required actions."""
+    called: set[str] = set()
+    for entry in history.of_type("ok"):
+        body = entry.data.get("body")
+        actions = body.get("required_actions") if isinstance(body, dict) else None
+        for action in actions if isinstance(actions, list) else ():
+            if isinstance(action, dict) and isinstance(action.get("name"), str):
+                called.add(action["name"])
+    return called
 
 
 def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_s: float = 60.0,
             max_plans: int = 10_000, kinds: Sequence[str] | None = None, max_entries: int = 3,
             database: Path | None = None, actions: bool = True, corpus: bool = True, jobs: int = 1,
-            shard: Shard | None = None) -> Exploration:
+            shard: Shard | None = None, guided: bool = True) -> Exploration:
     """Search plans against ``candidate`` for ``budget_s`` seconds or ``max_plans`` plans; with
     ``corpus``, variations of the catalogue's scenarios of ``workload`` beside fresh plans. With
     ``jobs`` above one, the first pass runs in that many worker processes (the search after it, and
     the shrink, run here: each plan Hypothesis draws depends on the ones before). With ``shard``,
-    this is share K of N of the search (``_shards``)."""
+    this is share K of N of the search (``_shards``). ``guided``: half the plans drawn are
+    variations of the plans that reached new code or new shapes of behaviour (``_reach``)."""
     base = base_scenario(workload)
-    result = Exploration(seed=seed, candidate=candidate, workload=workload, shard=shard)
+    result = Exploration(seed=seed, candidate=candidate, workload=workload, shard=shard, guided=guided)
+    guide = Guide() if guided else None
     channels, conditions = channels_of(base, candidate, seed)
     known = catalogue_plans(catalogue_dir(), workload) if corpus else []
     if kinds is not None:  # only the catalogue's plans made of the kinds asked for
         known = [p for p in known if all(e["kind"] in kinds for e in p.entries)]
-    strategy = plans(channels, conditions, workload, corpus=known, kinds=kinds, actions=actions, max_entries=max_entries)
+    strategy = plans(channels, conditions, workload, corpus=known, kinds=kinds, actions=actions, max_entries=max_entries,
+                     reached=guide.plans if guide is not None else None)
     originals = {p.key() for p in catalogue_plans(catalogue_dir(), workload)}
     started = time.monotonic()
     locked: list[str] = []  # the counter the first finding broke: shrinking keeps breaking it
@@ -142,7 +163,10 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
             raise _OutOfTime()
         if plan.key() in originals:  # never a catalogue scenario as written: ``run`` is for those
             return False
-        finding = _judge(result, plan, run_plan(plan, candidate, seed) if ran is None else ran[0])
+        doc = run_plan(plan, candidate, seed) if ran is None else ran[0]
+        if guide is not None and guide.saw(plan, doc):
+            result.reached, result.reached_lines, result.reaching_plans = len(guide.seen), guide.lines(), len(guide.plans)
+        finding = _judge(result, plan, doc)
         if finding is None or (locked and finding.counter != locked[0]):
             return False
         if not locked:
@@ -159,7 +183,9 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
     key = f"{candidate}/{workload}/{','.join(kinds or [])}/{max_entries}/{'corpus' if corpus else 'fresh'}/v2"
     remembered = _Remembered(database, key)
     try:
-        share = first_pass_share([p for p in _catalogue_pass(known, seed, kinds) if p.key() not in originals], shard)
+        systematic = [*_catalogue_pass(known, seed, kinds),  # the catalogue's plans elsewhere, then every single fault
+                      *scratch_plans(channels, conditions, workload, seed=seed, kinds=kinds, actions=actions)]
+        share = first_pass_share([p for p in systematic if p.key() not in originals], shard)
         first = [p for p in [*remembered.plans(workload), *share] if p.key() not in originals][:max_plans]
         if jobs > 1 and len(first) > 1:
             with PlanPool(min(jobs, len(first)), candidate, seed) as pool:
@@ -277,7 +303,9 @@ def _judge(result: Exploration, plan: Plan, doc: dict[str, Any] | None) -> Findi
         if error["kind"] == "harness":
             result.harness_errors.append(str(error["message"]))
             return None
-        if error["kind"] == "setup":  # the plan needs what this candidate does not offer (webhooks): not a finding
+        if error["kind"] == "setup" or _crashed_out(plan, str(error["message"])):
+            # The plan needs what this candidate does not offer (webhooks), or its own crashes used up
+            # every restart (a crash at each request, again and again): not a finding.
             result.invalid_plans += 1
             result.plans_run -= 1
             return None
@@ -291,3 +319,9 @@ def _judge(result: Exploration, plan: Plan, doc: dict[str, Any] | None) -> Findi
         return None  # a plan with an entry that never fired tests nothing with it: a correct candidate gets unknown
     first = sorted(broken, key=lambda c: c["name"])[0]
     return Finding(plan, first["name"], first["because"], doc["reproduce"])
+
+
+def _crashed_out(plan: Plan, message: str) -> bool:
+    """Whether the candidate ran out of restarts under crashes the plan injects more than once."""
+    repeated = any(e.get("kind") == "crash" and (e.get("at") or {}).get("times", 1) != 1 for e in plan.entries)
+    return repeated and "still crashing" in message

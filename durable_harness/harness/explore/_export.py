@@ -62,6 +62,9 @@ def coverage_lines(exploration: Exploration) -> list[str]:
         lines.append("world options: " + ", ".join(f"{w} x{n}" for w, n in sorted(exploration.worlds.items())))
     if exploration.invalid_plans:
         lines.append(f"plans no scenario file could state (not run): {exploration.invalid_plans}")
+    if exploration.guided:
+        lines.append(f"guided: {exploration.reached} things reached ({exploration.reached_lines} lines of the candidate's "
+                     f"code), by {exploration.reaching_plans} plans that each reached something new")
     lines.append("counters ever at risk: " + (", ".join(f"{c} x{n}" for c, n in sorted(exploration.at_risk.items()))
                                              or "none"))
     if exploration.harness_errors:

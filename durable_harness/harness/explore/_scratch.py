@@ -43,7 +43,8 @@ def scratch_plans(channels: Sequence[Channel], conditions: Sequence[str], worklo
         if (kinds is not None and kind not in kinds) or (cls.workloads is not None and workload not in cls.workloads) \
                 or (cls.drivers is not None and "python" not in cls.drivers):
             continue
-        writes, reads = [], []
+        writes: list[Plan] = []
+        reads: list[Plan] = []
         for channel in _usable(kind, cls.services, channels):
             at = {"service": channel.service, "method": channel.method, "route": channel.route, "nth": 1}
             for point in ("before", "after") if kind == "crash" else (None,):
