@@ -39,6 +39,8 @@ _FORBIDDEN = {("time", "time"), ("time", "monotonic"), ("time", "sleep"), ("date
 # the in-process path never builds it).
 _WALL_CLOCK_ALLOWED = {"durable_harness/harness/_report_index.py": {("datetime", "now")},
                        "durable_harness/harness/_progress.py": {("time", "monotonic")},
+                       # how many process runs go at once follows what finished runs used; no run reads it
+                       "durable_harness/harness/_admission.py": {("time", "monotonic")},
                        "durable_harness/harness/_realtime.py": {("time", "monotonic"), ("time", "time")},
                        # an exploration's budget is wall-clock time; the runs it makes stay on their virtual clocks
                        "durable_harness/harness/explore/_explorer.py": {("time", "monotonic")}}
@@ -63,3 +65,14 @@ def test_core_never_reads_the_wall_clock_or_global_random(path: Path) -> None:
 def test_mypy_strict_is_clean() -> None:
     result = subprocess.run([sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_test_files_have_unique_names() -> None:
+    """Test folders are not packages: pytest imports each test file by its basename, and refuses the
+    second file of one name (in another folder) when a run collects both, as `make test` does."""
+    seen: dict[str, Path] = {}
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        if "strangers" in path.parts:
+            continue
+        assert path.name not in seen, f"{path.relative_to(REPO)} has the name of {seen[path.name].relative_to(REPO)}"
+        seen[path.name] = path

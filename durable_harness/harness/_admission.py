@@ -14,7 +14,10 @@ runs go at once, never what a run does or concludes (each run is judged on its o
 
 from __future__ import annotations
 
-__all__ = ["HEADROOM", "Admission"]
+import resource
+import time
+
+__all__ = ["HEADROOM", "Admission", "usage"]
 
 HEADROOM = 0.8  # of the cores: what the runs in flight may keep busy together
 MIN_SHARE = 0.02  # a run measured below this is taken as this much (a run is never free)
@@ -47,3 +50,10 @@ class Admission:
         if share is None:
             return f"{self.limit()} at once"
         return f"{self.limit()} at once (a run keeps {share:.0%} of a core busy)"
+
+
+def usage() -> tuple[float, float]:
+    """(CPU seconds of this process and of the processes it started and reaped, the wall clock): two
+    readings, before and after a run, give what it used."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, time.monotonic()

@@ -27,14 +27,12 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
-import resource
 import signal
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from durable_harness.harness._admission import Admission
+from durable_harness.harness._admission import Admission, usage
 
 __all__ = ["SWEEP_JOBS", "default_jobs", "run_parallel"]
 
@@ -173,17 +171,12 @@ def _run_one(source: str, scenario_id: str, candidate: str, seed: int | None, ou
 
     load_plugins()  # a fresh worker: the team's plugins, as the command line loaded them
     scenario = next(s for s in load_scenarios([Path(source)]) if s.id == scenario_id)
-    cpu, wall = _cpu_s(), time.monotonic()  # what the run used, for ``_admission`` (never for the run itself)
+    cpu, wall = usage()  # what the run used, for ``_admission`` (never for the run itself)
     doc = run_scenario(scenario, candidate, seed, Path(out))
     doc = check(doc, scenario, candidate, Path(out)) if check_determinism else doc
-    doc[_USE] = {"cpu_s": _cpu_s() - cpu, "wall_s": time.monotonic() - wall}
+    cpu_after, wall_after = usage()
+    doc[_USE] = {"cpu_s": cpu_after - cpu, "wall_s": wall_after - wall}
     return doc
-
-
-def _cpu_s() -> float:
-    """CPU seconds of this worker and of the processes it started and reaped (the candidate's)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _lost(scenario: Any, candidate: str, seed: int | None, report: Path, why: str) -> dict[str, Any]:
