@@ -135,13 +135,15 @@ def _called_tools(history: Any) -> set[str]:
 def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_s: float = 60.0,
             max_plans: int = 10_000, kinds: Sequence[str] | None = None, max_entries: int = 3,
             database: Path | None = None, actions: bool = True, corpus: bool = True, jobs: int = 1,
-            shard: Shard | None = None, guided: bool = True) -> Exploration:
+            shard: Shard | None = None, guided: bool = True, scratch: bool = True) -> Exploration:
     """Search plans against ``candidate`` for ``budget_s`` seconds or ``max_plans`` plans; with
     ``corpus``, variations of the catalogue's scenarios of ``workload`` beside fresh plans. With
     ``jobs`` above one, the first pass runs in that many worker processes (the search after it, and
     the shrink, run here: each plan Hypothesis draws depends on the ones before). With ``shard``,
     this is share K of N of the search (``_shards``). ``guided``: half the plans drawn are
-    variations of the plans that reached new code or new shapes of behaviour (``_reach``)."""
+    variations of the plans that reached new code or new shapes of behaviour (``_reach``).
+    ``scratch``: the first pass runs every single fault and action (``_scratch``) after the
+    catalogue's variations."""
     base = base_scenario(workload)
     result = Exploration(seed=seed, candidate=candidate, workload=workload, shard=shard, guided=guided)
     guide = Guide() if guided else None
@@ -184,7 +186,8 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
     remembered = _Remembered(database, key)
     try:
         systematic = [*_catalogue_pass(known, seed, kinds),  # the catalogue's plans elsewhere, then every single fault
-                      *scratch_plans(channels, conditions, workload, seed=seed, kinds=kinds, actions=actions)]
+                      *(scratch_plans(channels, conditions, workload, seed=seed, kinds=kinds, actions=actions)
+                        if scratch else [])]
         share = first_pass_share([p for p in systematic if p.key() not in originals], shard)
         first = [p for p in [*remembered.plans(workload), *share] if p.key() not in originals][:max_plans]
         if jobs > 1 and len(first) > 1:
