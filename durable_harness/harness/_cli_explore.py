@@ -56,6 +56,8 @@ def add_explore_parser(sub: Any, handler: Any, seed_type: Any) -> None:
     exp.add_argument("--no-actions", action="store_true", help="faults only; no people acting")
     exp.add_argument("--unguided", action="store_true",
                      help="draw plans without preferring those that reached new code or behaviour (default: guided)")
+    exp.add_argument("--no-lines", action="store_true",
+                     help="guide by the shapes of what runs did only: no tracing of a Python candidate's lines")
     exp.add_argument("--no-scratch", action="store_true",
                      help="no first pass of every single fault and action: the search draws from the start")
     exp.add_argument("--no-catalogue", action="store_true",
@@ -116,7 +118,7 @@ def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
     result = explore(args.candidate, args.workload, seed=args.seed, budget_s=args.budget, max_plans=args.max_plans,
                      kinds=kinds, max_entries=args.max_faults, database=args.report / "hypothesis",
                      actions=not args.no_actions, corpus=not args.no_catalogue, jobs=jobs, guided=not args.unguided,
-                     scratch=not args.no_scratch, shard=shard)
+                     scratch=not args.no_scratch, lines=not args.no_lines, shard=shard)
     print("\n".join(coverage_lines(result)))
     summary: dict[str, Any] = {"seed": result.seed, "candidate": result.candidate, "workload": result.workload,
                                "shard": shard.to_json() if shard else None,

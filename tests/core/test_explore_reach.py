@@ -75,13 +75,14 @@ def test_shapes_of_requests_faults_and_reported_states() -> None:
     assert route_pattern("/agents/sessions/sess_0001/events") == "/agents/sessions/{id}/events"
 
 
-def test_the_guide_keeps_only_plans_that_reach_something_new() -> None:
+def test_the_guide_keeps_only_plans_that_reach_something_new_and_favours_cheap_ones() -> None:
     guide = Guide()
     a, b, c = (Plan("article", ({"kind": k},), {}) for k in ("crash", "http_error", "lose_response"))
-    assert guide.saw(a, {"reach": ["line:x.py:1", "req:a"]})
+    assert guide.saw(a, {"reach": ["line:x.py:1", "req:a"], "timings": {"steps": 900}})
     assert not guide.saw(b, {"reach": ["line:x.py:1"]}) and not guide.saw(b, None)
-    assert guide.saw(c, {"reach": ["line:x.py:2"]})
+    assert guide.saw(c, {"reach": ["line:x.py:2"], "timings": {"steps": 20}})
     assert guide.plans == [a, c] and guide.lines() == 2 and len(guide.seen) == 3
+    assert guide.picks.count(c) == Guide.FAVOUR and guide.picks.count(a) == 1  # 900 steps: tried less often
 
 
 def test_a_repeated_crash_that_uses_up_the_restarts_is_the_plans_doing() -> None:

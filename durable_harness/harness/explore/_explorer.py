@@ -135,7 +135,7 @@ def _called_tools(history: Any) -> set[str]:
 def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_s: float = 60.0,
             max_plans: int = 10_000, kinds: Sequence[str] | None = None, max_entries: int = 3,
             database: Path | None = None, actions: bool = True, corpus: bool = True, jobs: int = 1,
-            shard: Shard | None = None, guided: bool = True, scratch: bool = True) -> Exploration:
+            shard: Shard | None = None, guided: bool = True, scratch: bool = True, lines: bool = True) -> Exploration:
     """Search plans against ``candidate`` for ``budget_s`` seconds or ``max_plans`` plans; with
     ``corpus``, variations of the catalogue's scenarios of ``workload`` beside fresh plans. With
     ``jobs`` above one, the first pass runs in that many worker processes (the search after it, and
@@ -143,7 +143,8 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
     this is share K of N of the search (``_shards``). ``guided``: half the plans drawn are
     variations of the plans that reached new code or new shapes of behaviour (``_reach``).
     ``scratch``: the first pass runs every single fault and action (``_scratch``) after the
-    catalogue's variations."""
+    catalogue's variations. ``lines``: what a plan reached includes the lines of a Python candidate's
+    code (traced in its instance, at a cost); without, only the shapes of what it did."""
     base = base_scenario(workload)
     result = Exploration(seed=seed, candidate=candidate, workload=workload, shard=shard, guided=guided)
     guide = Guide() if guided else None
@@ -152,7 +153,7 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
     if kinds is not None:  # only the catalogue's plans made of the kinds asked for
         known = [p for p in known if all(e["kind"] in kinds for e in p.entries)]
     strategy = plans(channels, conditions, workload, corpus=known, kinds=kinds, actions=actions, max_entries=max_entries,
-                     reached=guide.plans if guide is not None else None)
+                     reached=guide.picks if guide is not None else None)
     originals = {p.key() for p in catalogue_plans(catalogue_dir(), workload)}
     started = time.monotonic()
     locked: list[str] = []  # the counter the first finding broke: shrinking keeps breaking it
@@ -165,7 +166,7 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
             raise _OutOfTime()
         if plan.key() in originals:  # never a catalogue scenario as written: ``run`` is for those
             return False
-        doc = run_plan(plan, candidate, seed) if ran is None else ran[0]
+        doc = run_plan(plan, candidate, seed, lines=lines and guided) if ran is None else ran[0]
         if guide is not None and guide.saw(plan, doc):
             result.reached, result.reached_lines, result.reaching_plans = len(guide.seen), guide.lines(), len(guide.plans)
         finding = _judge(result, plan, doc)
@@ -191,7 +192,7 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
         share = first_pass_share([p for p in systematic if p.key() not in originals], shard)
         first = [p for p in [*remembered.plans(workload), *share] if p.key() not in originals][:max_plans]
         if jobs > 1 and len(first) > 1:
-            with PlanPool(min(jobs, len(first)), candidate, seed) as pool:
+            with PlanPool(min(jobs, len(first)), candidate, seed, lines=lines and guided) as pool:
                 for plan, doc in pool.ordered(first, lambda: budget_s - (time.monotonic() - started)):
                     if breaks(plan, (doc,)):
                         break

@@ -27,11 +27,11 @@ class OutOfTime(Exception):
     """The budget ran out while documents were still on their way."""
 
 
-def run_plan(plan: Plan, candidate: str, seed: int) -> dict[str, Any] | None:
+def run_plan(plan: Plan, candidate: str, seed: int, *, lines: bool = True) -> dict[str, Any] | None:
     """The run document of ``plan`` against ``candidate``, or None for a plan no scenario file could
     state (the schema refuses it). The document carries what the run reached (``reach``: the lines
-    of the candidate's code and the shapes of what it did, ``_reach``), sorted; it is the explorer's,
-    never written to a report."""
+    of the candidate's code, unless ``lines`` is False, and the shapes of what it did, ``_reach``),
+    sorted; it is the explorer's, never written to a report."""
     from durable_harness.harness._run import run_once
     from durable_harness.harness.explore._plans import plan_scenario
     from durable_harness.harness.explore._reach import history_shapes
@@ -41,16 +41,16 @@ def run_plan(plan: Plan, candidate: str, seed: int) -> dict[str, Any] | None:
         scenario = plan_scenario(plan, f"explore-{plan.workload}")
     except ScenarioError:
         return None
-    lines: set[str] = set()
-    doc, history = run_once(scenario, candidate, seed, reach=lines)
-    doc["reach"] = sorted(lines | history_shapes(history))
+    reached: set[str] = set()
+    doc, history = run_once(scenario, candidate, seed, reach=reached if lines else None)
+    doc["reach"] = sorted(reached | history_shapes(history))
     return doc
 
 
-def _run_json(text: str, candidate: str, seed: int) -> dict[str, Any] | None:
+def _run_json(text: str, candidate: str, seed: int, lines: bool) -> dict[str, Any] | None:
     raw = json.loads(text)
     plan = Plan(raw["workload"], tuple(raw["entries"]), raw["world"], raw["origin"], float(raw["deadline_s"]))
-    return run_plan(plan, candidate, seed)
+    return run_plan(plan, candidate, seed, lines=lines)
 
 
 def _quiet() -> None:
@@ -61,17 +61,17 @@ def _quiet() -> None:
 class PlanPool:
     """``jobs`` worker processes running plans against one candidate."""
 
-    def __init__(self, jobs: int, candidate: str, seed: int) -> None:
+    def __init__(self, jobs: int, candidate: str, seed: int, *, lines: bool = True) -> None:
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=jobs, mp_context=multiprocessing.get_context("forkserver"), initializer=_quiet)
-        self._candidate, self._seed = candidate, seed
+        self._candidate, self._seed, self._lines = candidate, seed, lines
 
     def ordered(self, plans: Sequence[Plan], time_left: Any) -> Iterator[tuple[Plan, dict[str, Any] | None]]:
         """(plan, its document) in the order of ``plans``; ``time_left()`` gives the seconds the caller
         still has (OutOfTime when a document is not back in them)."""
         futures = [self._pool.submit(_run_json, json.dumps({
             "workload": p.workload, "entries": list(p.entries), "world": dict(p.world), "origin": p.origin,
-            "deadline_s": p.deadline_s}), self._candidate, self._seed) for p in plans]
+            "deadline_s": p.deadline_s}), self._candidate, self._seed, self._lines) for p in plans]
         try:
             for plan, future in zip(plans, futures):
                 try:

@@ -59,11 +59,17 @@ def _report_shapes(report: Mapping[str, Any]) -> Iterable[str]:
 
 class Guide:
     """The guided search's memory: everything reached so far, and the plans that reached some of it
-    first (the corpus it varies: ``_strategies.plans(reached=...)``)."""
+    first. ``picks`` is the corpus the search varies (``_strategies.plans(reached=...)``): each such
+    plan, the cheap ones several times over (a plan whose run took few steps is tried more often, as
+    fuzzers favour fast inputs: a plan that waits out its deadline costs tens of cheap ones)."""
+
+    FAVOUR = 4  # the cheapest plan appears this many times in ``picks``; one of K times its cost, K/4 rounded up
 
     def __init__(self) -> None:
         self.seen: set[str] = set()
         self.plans: list[Any] = []  # ``Plan``s, in the order they reached something new
+        self._costs: list[float] = []
+        self.picks: list[Any] = []
 
     def saw(self, plan: Any, doc: Mapping[str, Any] | None) -> bool:
         """Account for ``plan``'s run; whether it reached something no plan had."""
@@ -71,8 +77,13 @@ class Guide:
         new = set(reach or ()) - self.seen
         if not new:
             return False
+        assert doc is not None
         self.seen |= new
         self.plans.append(plan)
+        self._costs.append(max(1.0, float((doc.get("timings") or {}).get("steps") or 1)))
+        cheapest = min(self._costs)
+        self.picks[:] = [p for p, cost in zip(self.plans, self._costs)
+                         for _ in range(max(1, round(self.FAVOUR * cheapest / cost)))]
         return True
 
     def lines(self) -> int:
