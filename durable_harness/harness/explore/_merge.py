@@ -3,6 +3,7 @@
 Each input is a folder an ``explore`` wrote: its ``exploration.json`` and ``hypothesis/`` (the
 search's example database, with ``findings.json`` in it). Together they must be shards of one
 search: one candidate, workload and seed, the same search options (kinds, entries per plan, actions,
+guidance, the pass from scratch, line tracing,
 catalogue), one N, each K once. Anything else is refused with one message naming the folders: a
 finding credited to another search would not reproduce.
 
@@ -95,6 +96,9 @@ def search_command(doc: Mapping[str, Any], *, shard: Shard | None = None, report
         argv += ["--max-faults", str(search["max_faults"])]
     argv += ["--no-actions"] if search.get("actions") is False else []
     argv += ["--no-catalogue"] if search.get("catalogue") is False else []
+    argv += ["--unguided"] if search.get("guided") is False else []
+    argv += ["--no-scratch"] if search.get("scratch") is False else []
+    argv += ["--no-lines"] if search.get("lines") is False else []
     if budget and doc.get("budget_s") not in (None, 60.0):
         argv += ["--budget", f"{float(doc['budget_s']):g}s"]
     if budget and doc.get("max_plans") not in (None, 10_000):
