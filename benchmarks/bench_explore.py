@@ -8,7 +8,7 @@ From scratch by default (``explore --no-catalogue``: no variation of the catalog
 a mutant is found by what the search itself draws, not by a scenario written for it). For each
 mutant (each its workload's exploration: the coding mutants explore the coding workload), each seed
 and each mode (``default``: explore as it runs by default, the pass of every single fault and
-action first, then the guided search; ``guided``: the guided search alone, half its plans variations
+action first, then Hypothesis's draws; ``guided``: the guided search alone, half its plans variations
 of the plans that reached new code or new shapes of behaviour; ``unguided``: Hypothesis's draws
 alone, to measure the guidance against), ``explore`` runs with the budget; a
 finding is exported as a scenario file, which is then run twice against the mutant (it must fail
@@ -49,7 +49,7 @@ def _one(task: tuple[str, str, float, int, str, bool, str]) -> dict[str, Any]:
     folder = Path(tmp) / f"{candidate.replace(':', '-')}-{workload}-{seed}-{mode}"
     started, cpu = time.monotonic(), time.process_time()
     result = explore(candidate, workload, seed=seed, budget_s=budget_s, database=folder / "hypothesis",
-                     corpus=catalogue, guided=mode != "unguided", scratch=mode == "default")
+                     corpus=catalogue, guided=mode == "guided", scratch=mode == "default")
     row: dict[str, Any] = {"candidate": candidate, "workload": workload, "seed": seed, "mode": mode,
                            "plans": result.plans_run, "seconds": round(time.monotonic() - started, 1),
                            "cpu_s": round(time.process_time() - cpu, 1),
@@ -117,8 +117,8 @@ def main() -> int:
     parser.add_argument("--mutant", action="append", default=[], help="only these (default: every bundled mutant)")
     parser.add_argument("--seed", type=int, action="append", default=[], help="seeds (repeatable; default 0)")
     parser.add_argument("--modes", default="default,guided,unguided",
-                        help="default (the pass of every single fault, then the guided search), guided (the guided "
-                             "search alone), unguided (Hypothesis's draws alone); default: all three")
+                        help="default (explore's default: the pass of every single fault, then Hypothesis's draws), "
+                             "guided (the guided search alone), unguided (Hypothesis's draws alone); default: all three")
     parser.add_argument("--with-catalogue", action="store_true", help="also vary the catalogue's scenarios")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="searches side by side (default 2)")
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON")

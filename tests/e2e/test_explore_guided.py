@@ -40,7 +40,7 @@ def test_a_process_candidates_reach_is_the_shape_of_what_it_did() -> None:
 
 def test_the_guided_search_keeps_what_reached_something_new_and_replays_from_its_seed() -> None:
     runs = [explore("reference", "article", seed=5, budget_s=240, max_plans=6, corpus=False, actions=False,
-                    kinds=["http_error", "lose_response"]) for _ in range(2)]
+                    kinds=["http_error", "lose_response"], guided=True) for _ in range(2)]
     assert runs[0].finding is None and runs[0].guided
     assert runs[0].reached_lines > 200 and runs[0].reached > runs[0].reached_lines >= 1
     assert 1 <= runs[0].reaching_plans <= runs[0].plans_run
@@ -55,5 +55,5 @@ def test_the_exploration_report_says_whether_it_was_guided(tmp_path: Path) -> No
     from durable_harness.harness.explore import coverage_lines
 
     found = explore("reference", "article", seed=5, budget_s=240, max_plans=2, corpus=False, actions=False,
-                    kinds=["http_error"])
+                    kinds=["http_error"], guided=True)
     assert any(line.startswith("guided: ") and "lines of the candidate's code" in line for line in coverage_lines(found))

@@ -4,7 +4,7 @@ A clean run of the workload tells which channels the candidate uses. A first pas
 of each catalogue scenario of the workload in a world it was not written for, then every single
 fault and action from scratch (``_scratch``); then Hypothesis draws plans (``_strategies``):
 variations of the catalogue's scenarios, fresh plans over those channels, each in a world of its
-own (a long session, a busy site, two workers, ...), and (guided) variations of the plans that
+own (a long session, a busy site, two workers, ...), and (``guided``, asked for) variations of the plans that
 reached new code or new behaviour (``_reach``). Each
 plan is run as a scenario whose outcome is whatever the world shows (``from_world``: a plan that
 makes the job impossible is not a finding when the candidate says so), and the first plan that
@@ -135,7 +135,7 @@ def _called_tools(history: Any) -> set[str]:
 def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_s: float = 60.0,
             max_plans: int = 10_000, kinds: Sequence[str] | None = None, max_entries: int = 3,
             database: Path | None = None, actions: bool = True, corpus: bool = True, jobs: int = 1,
-            shard: Shard | None = None, guided: bool = True, scratch: bool = True, lines: bool = True) -> Exploration:
+            shard: Shard | None = None, guided: bool = False, scratch: bool = True, lines: bool = True) -> Exploration:
     """Search plans against ``candidate`` for ``budget_s`` seconds or ``max_plans`` plans; with
     ``corpus``, variations of the catalogue's scenarios of ``workload`` beside fresh plans. With
     ``jobs`` above one, the first pass runs in that many worker processes (the search after it, and

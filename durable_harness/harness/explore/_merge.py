@@ -96,7 +96,7 @@ def search_command(doc: Mapping[str, Any], *, shard: Shard | None = None, report
         argv += ["--max-faults", str(search["max_faults"])]
     argv += ["--no-actions"] if search.get("actions") is False else []
     argv += ["--no-catalogue"] if search.get("catalogue") is False else []
-    argv += ["--unguided"] if search.get("guided") is False else []
+    argv += ["--guided"] if search.get("guided") is True else []
     argv += ["--no-scratch"] if search.get("scratch") is False else []
     argv += ["--no-lines"] if search.get("lines") is False else []
     if budget and doc.get("budget_s") not in (None, 60.0):
