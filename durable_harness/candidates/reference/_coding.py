@@ -71,6 +71,23 @@ class CodingTools:
         self.store.set_op(key, "CONFIRMED", remote_id=artifact_id, receipt=receipt)
         return ToolOutcome("success", receipt, operation_key=key), False
 
+    def still_good(self, session_id: str, environment_id: str | None, args: Mapping[str, Any]) -> bool:
+        """Whether an accepted delivery is still what it was when it was checked: its artifact still
+        hashes to the digest and the sandbox still holds the report (asked again before an answer is
+        sent again after a pause: what was checked then may have changed since). False when it cannot
+        tell (a read failed): the call is then checked afresh on the next step."""
+        artifact_id, claimed = str(args["artifact_id"]), str(args["sha256"])
+        try:
+            content = self.api.beta.agents.sessions.artifacts.content(artifact_id, session_id=session_id).read()
+            if self.sg.verify_artifact_digest and hashlib.sha256(content).hexdigest() != claimed:
+                return False
+            if self.sg.verify_environment and environment_id is not None:
+                return self._sandbox_size(environment_id, str(args.get("path") or "")) == len(content)
+        except (openai.APIConnectionError, openai.APIStatusError) as err:
+            raise_refusal(err)
+            return False
+        return True
+
     def _sandbox_size(self, environment_id: str, path: str) -> int | None:
         """Size of ``path`` in the sandbox now (None if it is not there)."""
         wanted = path if path.startswith("/") else f"{WORKSPACE}/{path}"

@@ -17,7 +17,7 @@ every write carries its fencing token (``_lease``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import openai
@@ -411,7 +411,8 @@ class ReferencePlane:
         if outcome.status == "success" and action.name == "deliver_result":
             # Delivered means the agent got our acceptance: the checkpoint moves once the answer is in
             # (a refused answer, a revoked key, leaves the work undelivered).
-            answered = self._answer(session_id, action, outcome)
+            answered = self._answer(session_id, action, outcome, recheck=lambda: self.coding.still_good(
+                session_id, environment_id, args))
             if self.store.answer_state(session_id, action.call_id) == "CONFIRMED":
                 self._advance(job, action.name, outcome)
             return answered
@@ -456,7 +457,11 @@ class ReferencePlane:
         else:
             self.store.update_job(job, checkpoint=checkpoint)
 
-    def _answer(self, session_id: str, action: Any, outcome: ToolOutcome) -> bool:
+    def _answer(self, session_id: str, action: Any, outcome: ToolOutcome,
+                recheck: Callable[[], bool] | None = None) -> bool:
+        """Send the tool result, with retries; ``recheck`` (a delivery's) is asked before each retry
+        whether what was checked still holds: when it does not, the call is left to the next step,
+        which checks it afresh (an acceptance sent after a pause must be true when it is sent)."""
         event: Any = {"type": "agent.session.input.tool_result", "turn_id": action.turn_id,
                                  "call_id": action.call_id, "success": outcome.status == "success"}
         if outcome.status == "success":
@@ -467,6 +472,10 @@ class ReferencePlane:
         for attempt in range(_ANSWER_ATTEMPTS):
             if attempt and self.sg.no_writes_after_cancel and self._may_not_write() is not None:
                 return True  # cancelled (or blocked) while the last attempt was on its way: no tool result after it
+            if attempt and recheck is not None and not recheck():
+                if outcome.operation_key is not None:  # what was accepted is not so any more: withdrawn
+                    self.store.set_op(outcome.operation_key, "FAILED")
+                return True  # still SENT: the next step finds the call pending and checks it again
             try:  # the same key on every retry: the sessions API dedupes it
                 self.api.beta.agents.sessions.events.create(
                     session_id, events=[event], idempotency_key=f"{session_id}/{action.call_id}")
