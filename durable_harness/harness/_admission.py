@@ -6,7 +6,8 @@ its own timers), so one run per core leaves the cores idle; on the harness's clo
 Either way the measure is the same: each finished run says how busy it kept the CPU (the CPU
 seconds of the worker and of the candidate processes it reaped, over its wall seconds: its *busy
 share* of one core). The runs in flight are then as many as fit in ``HEADROOM`` of the cores at the
-mean share so far, between one and ``cap``. It starts at one per core, before anything is measured.
+mean share so far, rounded to the nearest (two runs that keep a core busy each go two at once on
+two cores), between one and ``cap``. It starts at one per core, before anything is measured.
 
 This measures wall and CPU time, which the harness's core never reads: it decides only how many
 runs go at once, never what a run does or concludes (each run is judged on its own clock).
@@ -43,7 +44,7 @@ class Admission:
         share = self.share()
         if share is None:
             return min(self.cores, self.cap)
-        return max(1, min(self.cap, int(self.cores * HEADROOM / max(share, MIN_SHARE))))
+        return max(1, min(self.cap, round(self.cores * HEADROOM / max(share, MIN_SHARE))))
 
     def describe(self) -> str:
         share = self.share()

@@ -19,8 +19,14 @@ def test_runs_that_mostly_wait_go_several_per_core_up_to_the_cap() -> None:
     admission.finished(cpu_s=1.0, wall_s=10.0)  # a tenth of a core
     assert int(2 * HEADROOM / 0.1) == 16 and admission.limit() == 8  # the cap
     admission.finished(cpu_s=7.0, wall_s=10.0)  # the mean share is now 0.4
-    assert admission.limit() == int(2 * HEADROOM / 0.4) == 4
+    assert admission.limit() == round(2 * HEADROOM / 0.4) == 4
     assert admission.describe() == "4 at once (a run keeps 40% of a core busy)"
+
+
+def test_runs_that_keep_a_core_busy_go_one_per_core() -> None:
+    admission = Admission(2, 8)
+    admission.finished(cpu_s=9.4, wall_s=10.0)  # measured: a process run on the harness's clock
+    assert admission.limit() == 2
 
 
 def test_busy_runs_go_one_at_a_time_and_never_none() -> None:
