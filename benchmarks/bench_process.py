@@ -54,7 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     scenario = load_scenario(REPO / "durable_harness" / "scenarios" / f"{args.scenario}.yaml")
     processes = [("reference as a process",
-                  f"cmd:{shlex.quote(sys.executable)} -m durable_harness.candidates.reference.serve")]
+                  f"cmd:{shlex.quote(sys.executable)} -m durable_harness.candidates.reference.serve --clock harness")]
     if shutil.which("node"):
         processes.append(("JavaScript example", f"cmd:node {REPO / 'examples' / 'node-control-plane' / 'server.js'}"))
     rows = [("in-process reference", "reference", "-")] + [(label, spec, mode) for label, spec in processes

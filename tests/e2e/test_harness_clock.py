@@ -1,7 +1,7 @@
 """A candidate process that takes its time from the harness (``"clock": "harness"``) has its idle
-time skipped: the bundled reference (by default) and the node example say so, pass, and
+time skipped: the bundled reference (``--clock harness``) and the node example say so, pass, and
 skip; the same runs without the harness's clock (``DH_HARNESS_CLOCK=0``) keep compressed real time
-and the same verdict; a candidate that never says so (the reference with ``--clock real``) is never skipped."""
+and the same verdict; a candidate that never says so (the reference by default) is never skipped."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from tests.e2e._processes import NODE_EXAMPLE, REFERENCE, REPO, kill_marked, mar
 pytestmark = pytest.mark.e2e  # end-to-end runs of processes: `make test` runs them
 
 SCENARIOS = REPO / "durable_harness" / "scenarios"
-ON_HARNESS_CLOCK = REFERENCE  # its default
-ON_REAL_TIME = f"{REFERENCE} --clock real"
+ON_HARNESS_CLOCK = f"{REFERENCE} --clock harness"
+ON_REAL_TIME = REFERENCE  # its default
 
 
 @pytest.fixture

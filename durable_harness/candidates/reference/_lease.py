@@ -105,11 +105,13 @@ class Leases:
             headers = self.headers(job_id)
             if not self.sg.hold_write_lock:  # the bug: checked, then written without the lock
                 self._release()
+            assert mine is not None
             try:
                 yield headers
-            finally:  # answered or not, this worker is alive: the lease is renewed if it is still ours
-                assert mine is not None
+            except Exception:  # answered or not, this worker is alive: the lease is renewed if still ours
                 self.store.renew_lease(job_id, self.worker_id, mine, self.now() + LEASE_TTL_S)
+                raise  # (a crash is no Exception: a dead worker renews nothing)
+            self.store.renew_lease(job_id, self.worker_id, mine, self.now() + LEASE_TTL_S)
 
     def close(self) -> None:
         self._depth = 0

@@ -10,8 +10,8 @@ the candidate with its factory, and serves ``GET /health``, ``POST /jobs``, ``PO
 candidate, from the moment the harness's first call (its health check) has said the run's time; when
 a step finds nothing to do it waits one scenario second or until a control call has run.
 
-It takes its time from the harness (``"clock": "harness"`` in its health answer, when the harness
-gives ``HARNESS_CLOCK_URL``; ``--clock real`` keeps the compressed real time instead): every answer of the harness says the run's time, and it waits only on
+With ``--clock harness`` it takes its time from the harness (``"clock": "harness"`` in its health
+answer, when the harness gives ``HARNESS_CLOCK_URL``): every answer of the harness says the run's time, and it waits only on
 the harness (a request, a stream, ``GET /wait`` of the clock service), so the harness skips the
 time it would otherwise sleep through. Its code computes only on the main thread, right after
 something reached it, and on a control call's thread while the harness waits for the answer.
@@ -390,9 +390,9 @@ def warm_up(env: Env) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m durable_harness.candidates.reference.serve", description=__doc__.split("\n\n")[0])
     parser.add_argument("--candidate", default="reference", help="reference | mutant:NAME | package.module:factory")
-    parser.add_argument("--clock", choices=("real", "harness"), default="harness",
-                        help="harness (default): take the run's time from the harness, which skips what it is "
-                             "idle for; real: keep the compressed real time")
+    parser.add_argument("--clock", choices=("real", "harness"), default="real",
+                        help="harness: take the run's time from the harness, which skips what it is idle for; "
+                             "real (default): keep the compressed real time")
     args = parser.parse_args(argv)
     baton = Baton()
     env = Env(os.environ, baton, harness_clock=args.clock == "harness")

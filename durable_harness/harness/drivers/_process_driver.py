@@ -158,6 +158,10 @@ class ProcessDriver:
         self._spawn()
         self._wait_healthy()
 
+    def _fault_kinds(self) -> list[str]:
+        scenario = getattr(self._world, "scenario", None)
+        return [str(f.kind) for f in getattr(scenario, "faults", ())]
+
     def _spawn(self, *, lost_port: bool = False) -> None:
         assert self._served is not None
         env = self._world.env(self.worker_id)
@@ -168,7 +172,8 @@ class ProcessDriver:
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
         contract = {**served_at(env.environ(), self._served.bases), "CANDIDATE_LISTEN": self._listen,
                     "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}",
-                    **({"HARNESS_CLOCK_URL": self._served.clock_url} if offers_clock() else {})}
+                    **({"HARNESS_CLOCK_URL": self._served.clock_url}
+                       if offers_clock(fault_kinds=self._fault_kinds()) else {})}
         self._served.idleness.started()
         self._starts += 1
         self._killed_at_io = False

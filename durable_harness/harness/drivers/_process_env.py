@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from durable_harness.harness.candidate._protocol import CandidateEnv
 
@@ -21,9 +21,15 @@ MAX_STARTUP_TIMEOUT_S = 3600.0
 CLOCK_ENV = "DH_HARNESS_CLOCK"  # "0": give no candidate the harness's clock (compressed real time for all)
 
 
-def offers_clock(environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether candidate processes are given the harness's clock service (``HARNESS_CLOCK_URL``)."""
-    return (environ.get(CLOCK_ENV) or "1").strip() != "0"
+# Faults the harness's clock cannot skip through: a toxic delays real bytes on a real socket, and a
+# worker restarted beside another comes back after its process's real start while the other works.
+REAL_TIME_KINDS = ("toxic", "restart_worker")
+
+
+def offers_clock(environ: Mapping[str, str] = os.environ, fault_kinds: Sequence[str] = ()) -> bool:
+    """Whether candidate processes are given the harness's clock service (``HARNESS_CLOCK_URL``): not
+    when ``DH_HARNESS_CLOCK=0``, nor in a run with a fault of ``REAL_TIME_KINDS``."""
+    return (environ.get(CLOCK_ENV) or "1").strip() != "0" and not any(k in REAL_TIME_KINDS for k in fault_kinds)
 
 
 def startup_timeout_s(environ: Mapping[str, str] = os.environ) -> float:
