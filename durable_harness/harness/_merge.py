@@ -27,7 +27,7 @@ from typing import Any
 from durable_harness.harness.verdict import worst_exit
 from durable_harness.reports import REPORT_FORMAT, Report, ReportMixError, check_unmixed, load_report, validate_report
 
-__all__ = ["MergeError", "merge_reports", "missing_shards"]
+__all__ = ["MergeError", "check_folders", "merge_reports", "missing_shards"]
 
 
 class MergeError(ValueError):
@@ -67,11 +67,12 @@ def merge_reports(inputs: Sequence[Path], out: Path, command: str,
     return Report(index=index, runs=ordered), missing
 
 
-def _load(inputs: Sequence[Path], out: Path) -> list[tuple[Path, Report]]:
+def check_folders(inputs: Sequence[Path], out: Path, example: str) -> None:
+    """The folders to merge are some (``example``: the command that says how), each given once, and
+    none is, or holds, the merge's own ``out``."""
     if not inputs:
-        raise MergeError("give the report folders to merge, e.g. durable-harness merge shard-1 shard-2 --report merged")
+        raise MergeError(f"give the report folders to merge, e.g. {example}")
     target = out.resolve()
-    loaded = []
     for folder in inputs:
         where = folder.resolve()
         if where == target or where in target.parents:
@@ -79,6 +80,12 @@ def _load(inputs: Sequence[Path], out: Path) -> list[tuple[Path, Report]]:
                              "fresh folder outside the shards")
         if sum(1 for other in inputs if other.resolve() == where) > 1:
             raise MergeError(f"{str(folder)!r} is given twice; give each shard's folder once")
+
+
+def _load(inputs: Sequence[Path], out: Path) -> list[tuple[Path, Report]]:
+    check_folders(inputs, out, "durable-harness merge shard-1 shard-2 --report merged")
+    loaded = []
+    for folder in inputs:
         try:
             report = load_report(folder)
         except (ValueError, OSError) as err:

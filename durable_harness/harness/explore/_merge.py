@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from durable_harness.harness._merge import MergeError, check_folders
 from durable_harness.harness._shard import Shard
 from durable_harness.harness.explore._plans import DEADLINE_S, Plan
 
@@ -46,8 +47,6 @@ SUMMARY = "exploration.json"
 _AGREE = (("candidate", "candidate"), ("workload", "workload"), ("seed", "seed"), ("search", "search options"))
 
 
-class MergeError(ValueError):
-    """The folders cannot be merged; the message is one line, names the folders, and says what to do."""
 
 
 @dataclass(frozen=True)
@@ -110,19 +109,8 @@ def search_command(doc: Mapping[str, Any], *, shard: Shard | None = None, report
 
 def load_shards(inputs: Sequence[Path], out: Path) -> list[ShardResult]:
     """The shards' results, checked to be shards of one search (``MergeError`` otherwise)."""
-    if not inputs:
-        raise MergeError("give the shards' report folders, e.g. durable-harness explore merge shard-1 shard-2 "
-                         "--report merged")
-    target = out.resolve()
-    shards = []
-    for folder in inputs:
-        where = folder.resolve()
-        if where == target or where in target.parents:
-            raise MergeError(f"{str(folder)!r} is the merge's own --report folder (or holds it); give --report a "
-                             "fresh folder outside the shards")
-        if sum(1 for other in inputs if other.resolve() == where) > 1:
-            raise MergeError(f"{str(folder)!r} is given twice; give each shard's folder once")
-        shards.append(_load(folder))
+    check_folders(inputs, out, "durable-harness explore merge shard-1 shard-2 --report merged")
+    shards = [_load(folder) for folder in inputs]
     _check_agree(shards)
     return shards
 
