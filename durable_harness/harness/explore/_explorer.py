@@ -167,8 +167,8 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
         if plan.key() in originals:  # never a catalogue scenario as written: ``run`` is for those
             return False
         doc = run_plan(plan, candidate, seed, lines=lines and guided) if ran is None else ran[0]
-        if guide is not None and guide.saw(plan, doc):
-            result.reached, result.reached_lines, result.reaching_plans = len(guide.seen), guide.lines(), len(guide.plans)
+        if guide is not None:
+            guide.saw(plan, doc)
         finding = _judge(result, plan, doc)
         if finding is None or (locked and finding.counter != locked[0]):
             return False
@@ -213,6 +213,8 @@ def explore(candidate: str, workload: str = "article", *, seed: int = 0, budget_
         except _OutOfTime:
             pass
         remembered.keep(best[-1].plan)
+    if guide is not None:
+        result.reached, result.reached_lines, result.reaching_plans = len(guide.seen), guide.lines(), len(guide.plans)
     result.finding = best[-1] if best else None
     result.elapsed_s = round(time.monotonic() - started, 3)
     return result

@@ -23,12 +23,11 @@ from collections.abc import Sequence
 from durable_harness.harness._seeds import component_random
 from durable_harness.harness.actions import action_kinds, get_action_kind
 from durable_harness.harness.explore._plans import Plan
-from durable_harness.harness.explore._strategies import Channel, with_requirements
+from durable_harness.harness.explore._strategies import Channel, usable_channels, with_requirements
 from durable_harness.harness.faults import fault_kinds, get_fault_kind
 
 __all__ = ["scratch_plans"]
 
-_STREAM_KINDS = ("drop_stream", "duplicate_events")
 _READ_KINDS = ("stale_read", "listing_lag")  # faults of what a read answers: reads first
 
 
@@ -45,7 +44,7 @@ def scratch_plans(channels: Sequence[Channel], conditions: Sequence[str], worklo
             continue
         writes: list[Plan] = []
         reads: list[Plan] = []
-        for channel in _usable(kind, cls.services, channels):
+        for channel in usable_channels(kind, cls.services, channels):
             at = {"service": channel.service, "method": channel.method, "route": channel.route, "nth": 1}
             for point in ("before", "after") if kind == "crash" else (None,):
                 entry = {"kind": kind, "at": at, **({"point": point} if point else {})}
@@ -72,10 +71,3 @@ def scratch_plans(channels: Sequence[Channel], conditions: Sequence[str], worklo
             seen.add(plan.key())
             unique.append(plan)
     return unique
-
-
-def _usable(kind: str, services: Sequence[str] | None, channels: Sequence[Channel]) -> list[Channel]:
-    """The channels a fault kind can act on (as ``_strategies`` draws them)."""
-    usable = [c for c in channels if (c.service == "webhooks") == (tuple(services or ()) == ("webhooks",))
-              and (services is None or c.service in services)]
-    return [c for c in usable if c.streamed] if kind in _STREAM_KINDS else usable

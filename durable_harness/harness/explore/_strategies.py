@@ -34,7 +34,7 @@ from durable_harness.harness.faults import Trigger, fault_kinds, get_fault_kind
 from durable_harness.harness.services import services
 from durable_harness.harness.workloads import get_workload
 
-__all__ = ["Channel", "PlanEntry", "fresh_plans", "plans", "random_variation", "strategy_for", "variations",
+__all__ = ["Channel", "PlanEntry", "fresh_plans", "plans", "random_variation", "strategy_for", "usable_channels", "variations",
            "with_requirements", "world_changes"]
 
 _STREAM_KINDS = ("drop_stream", "duplicate_events")
@@ -184,14 +184,19 @@ def _fault(kind: str, channels: Sequence[Channel], workload: str) -> st.SearchSt
         return None
     if cls.drivers is not None and "python" not in cls.drivers:  # exploration runs Python candidates
         return None
-    usable = [c for c in channels if (c.service == "webhooks") == (cls.services == ("webhooks",))
-              and (cls.services is None or c.service in cls.services)]
-    if kind in _STREAM_KINDS:
-        usable = [c for c in usable if c.streamed]
+    usable = usable_channels(kind, cls.services, channels)
     if not usable:
         return None
     return st.builds(PlanEntry, st.just(kind), st.just(False), _trigger(usable), st.none(),
                      _params(cls.params_schema))
+
+
+def usable_channels(kind: str, services: Sequence[str] | None, channels: Sequence[Channel]) -> list[Channel]:
+    """The channels a fault kind can act on: the webhooks for a webhook fault, streams for a stream
+    fault, the services it names (any, when it names none)."""
+    usable = [c for c in channels if (c.service == "webhooks") == (tuple(services or ()) == ("webhooks",))
+              and (services is None or c.service in services)]
+    return [c for c in usable if c.streamed] if kind in _STREAM_KINDS else usable
 
 
 def _action(kind: str, channels: Sequence[Channel], conditions: Sequence[str], workload: str
