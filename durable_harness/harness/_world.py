@@ -126,7 +126,7 @@ class World:
         self.nemesis.schedule()
         sessions = self.services.get("openai")
         if sessions is not None and hasattr(sessions.fake, "hold_thoughts"):
-            sessions.fake.hold_thoughts(self._awaited_while_working)
+            sessions.fake.hold_thoughts(self._awaited_while_working, self._slow_thoughts)
         self.gate = Gate(self.clock, self.history, [b.fake for b in self.services.values()], self.nemesis,
                          error_responses={name: b.error_response for name, b in self.services.items()})
         self.gate.classify = self._classify
@@ -165,6 +165,18 @@ class World:
                 if on_back is not None:
                     on_back(driver.worker_id, True, self.history, self.clock.now())
         return {"killed": [d.worker_id for d in victims], "requester": requester} if victims else None
+
+    def _slow_thoughts(self) -> float | None:
+        """How long an agent's thought may last now (None: as long as it does). While a worker's
+        process starts beside the others (``restart_worker``), its start takes real seconds, and so
+        the run's time, while the others work on; in-process a start takes none. Thoughts then last
+        up to half the shortest lease the workers declared: the job lasts longer, so that it is still
+        under way when the worker is back, and the worker that holds it still writes within its
+        lease (the stale-writer rule of ``docs/contract.md`` counts a lease from the last write)."""
+        if self.workers is None or not self.workers.restarting:
+            return None
+        leases = [d.lease_ttl_s for d in self.workers.drivers if getattr(d, "lease_ttl_s", None)]
+        return min(leases) / 2 if leases else None
 
     def _awaited_while_working(self) -> bool:
         """Whether a fault or an action still waits for a request made while the agent works: the agent

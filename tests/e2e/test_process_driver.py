@@ -106,6 +106,22 @@ def test_a_crash_is_a_sigkill_at_the_io_point_then_a_restart_on_the_same_databas
     assert (tmp_path / "candidate-worker-1.log").read_text().count("durable-harness: start") >= 2
 
 
+def test_each_start_is_told_the_runs_time_it_began_at(tmp_path: Path, mark: str) -> None:
+    """``HARNESS_TIME_START``: the run's time when a start began, which stands still until the process
+    answers its health check (one worker): 0 at the first start, the crash's time at the restart."""
+    echo = (f"{sys.executable} -c \"import os; print('time-start', os.environ['HARNESS_TIME_START'], flush=True); "
+            "import durable_harness.candidates.reference.serve as s; s.main()\"")
+    doc = run(REPO / "durable_harness" / "scenarios" / "crash-after-draft-commit.yaml", marked(echo, mark), tmp_path)
+    assert doc["verdict"] == "pass", failing(doc)
+    starts = [float(line.split()[1]) for line in (tmp_path / "candidate-worker-1.log").read_text().splitlines()
+              if line.startswith("time-start ")]
+    history = [json.loads(line) for line in (tmp_path / "history.jsonl").read_text().splitlines()]
+    crash_s = next(e["time_s"] for e in history if e["type"] == "crash")
+    started_s = [e["time_s"] for e in history if e["type"] == "note" and "started" in e["data"]]
+    assert len(starts) == 2 and starts[0] < 0.01, starts
+    assert crash_s <= starts[1] <= started_s[1] and started_s[1] - starts[1] < 0.01, (starts, crash_s, started_s)
+
+
 def test_the_crash_point_sweep_runs_in_the_process_driver(tmp_path: Path, mark: str) -> None:
     from durable_harness.harness._sweep import SweepPoint, run_point
 

@@ -79,7 +79,8 @@ def test_every_promised_mutant_is_caught_as_process(mutant: str, scenario: Any, 
     # mutant must be caught in one of ATTEMPTS runs; an escape prints what each run's workers did.
     # A worker restarted beside the other comes back after its process's start (real seconds): at
     # the suite's scale on a busy machine that can be after the job's last write (the fault then says
-    # "not reached"); at a lower scale the job lasts longer than the start.
+    # "not reached"); at a lower scale the job lasts longer than the start (measured with a start
+    # made slow on purpose, at scale 5: one of 7.5 real seconds was back in time, one of 13.5 not).
     if any(f.kind == "restart_worker" for f in scenario.faults):
         monkeypatch.setenv(TIME_SCALE_ENV, "5")
     stories = []

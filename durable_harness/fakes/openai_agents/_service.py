@@ -142,10 +142,12 @@ class SessionsFake:
         """Whose business payload these bytes are (``job_id``, ``task_version``, ``role``), or None."""
         return self._state.payload_owner(sha256)
 
-    def hold_thoughts(self, keep_thinking: Callable[[], bool] | None) -> None:
-        """Fault hook: when a thought falls due and ``keep_thinking()`` is true, the agent works one
-        thinking time more (a bounded number of times a thought)."""
-        self._state.hold_thoughts(keep_thinking)
+    def hold_thoughts(self, keep_thinking: Callable[[], bool] | None,
+                      slow: Callable[[], float | None] | None = None) -> None:
+        """Fault hooks: when a thought falls due and ``keep_thinking()`` is true, the agent works one
+        thinking time more (a bounded number of times a thought); while ``slow()`` gives a number of
+        seconds, every thought lasts as many thinking times as fit in it."""
+        self._state.hold_thoughts(keep_thinking, slow)
 
     def agent_working(self) -> bool:
         """Whether some agent is working right now (a session ``in_progress``): a turn is running

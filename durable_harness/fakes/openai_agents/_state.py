@@ -89,8 +89,10 @@ class SessionsState:
         for listener in self._listeners:
             listener(type_, data)
 
-    def hold_thoughts(self, keep_thinking: Callable[[], bool] | None) -> None:
+    def hold_thoughts(self, keep_thinking: Callable[[], bool] | None,
+                      slow: Callable[[], float | None] | None = None) -> None:
         self._engine.keep_thinking = keep_thinking
+        self._engine.slow = slow
 
     # -- queries ------------------------------------------------------------------------------
     def call_record(self, call_id: str) -> Mapping[str, Any] | None:

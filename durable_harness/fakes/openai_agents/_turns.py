@@ -98,6 +98,12 @@ class TurnEngine:
         # most ``MAX_LONGER_THOUGHTS`` times a thought). The harness sets it while a fault waits for a
         # request made while the agent works, so that every design, polling at its own pace, meets it.
         self.keep_thinking: Callable[[], bool] | None = None
+        # Asked too: a number of seconds makes every thought last as many thinking times as fit in
+        # it. The harness sets it while a worker process restarts beside the others: its start takes
+        # real seconds, and so the run's time, while the job goes on. Slower thoughts make the job
+        # last longer, so that it is still under way when the worker is back, while the worker that
+        # holds the job still writes within its lease (the bound is half of it).
+        self.slow: Callable[[], float | None] | None = None
 
     # -- commands -----------------------------------------------------------------------------
     def start(self, session: Session, messages: list[list[dict[str, Any]]], text: str) -> Turn:
@@ -199,11 +205,21 @@ class TurnEngine:
         session.wake_at = self._clock.now() + self._think_s
         self._clock.call_later(self._think_s, lambda: self._wake(session, turn_id, token, subagents))
 
+    def _slower(self, session: Session) -> bool:
+        """Whether this thought lasts one thinking time more while the world asks for slow thoughts."""
+        bound = self.slow() if self.slow is not None else None
+        return bound is not None and (session.longer_thoughts + 2) * self._think_s <= bound \
+            and session.longer_thoughts < MAX_LONGER_THOUGHTS
+
     def _wake(self, session: Session, turn_id: str, token: int, subagents: bool = False) -> None:
         turn = session.active_turn()
         if session.deleted or token != session.wake_token or turn is None or turn.id != turn_id:
             return
         if turn.status != "in_progress" or session.brain is None:
+            return
+        if not subagents and self._slower(session):
+            session.longer_thoughts += 1
+            self._schedule(session, turn)
             return
         if not subagents and self.keep_thinking is not None and session.longer_thoughts < MAX_LONGER_THOUGHTS \
                 and self.keep_thinking():

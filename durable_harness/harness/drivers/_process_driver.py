@@ -172,6 +172,7 @@ class ProcessDriver:
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
         contract = {**served_at(env.environ(), self._served.bases), "CANDIDATE_LISTEN": self._listen,
                     "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}",
+                    "HARNESS_TIME_START": f"{self._clock.now():.6f}",
                     **({"HARNESS_CLOCK_URL": self._served.clock_url}
                        if offers_clock(fault_kinds=self._fault_kinds()) else {})}
         self._served.idleness.started()

@@ -10,7 +10,9 @@ default: every worker but the one making the request; or ``worker-N``, never the
 killed: their memory and locks are gone, their open requests reach no one. Each starts again at
 once on the same database: in-process before the requester's request goes on (a start takes no
 time), as a process on a thread of its own while the others work on (its start takes real time;
-the trigger is best placed early in the job, so that work is left when it is back). Needs ``workers``
+meanwhile the agents think slower, up to half the shortest declared lease a thought, so that the job
+lasts longer while its holder still writes within its lease; the trigger is best placed early in
+the job, so that work is left when it is back). Needs ``workers``
 of 2 or more. What is judged is what always is: a write after another worker's (a stale writer),
 duplicates, what the job's ledger says.
 
@@ -137,4 +139,4 @@ def _late_line(r: _Restart) -> str:
     return (f"{', '.join(sorted(backs))} killed at {r.at_s:.1f} s came back at {back_s:.1f} s, {after}: "
             f"nothing was left to take over while {r.requester} held the job, so the condition was not tested "
             f"(a process's start takes real time, {back_s - r.at_s:.0f} s of the run's time here; a lower "
-            "DURABLE_HARNESS_TIME_SCALE brings it back sooner)")
+            "DURABLE_HARNESS_TIME_SCALE brings it back sooner, a trigger earlier in the job leaves more to do)")

@@ -55,7 +55,7 @@ def build(settings: Settings, engine: sa.Engine) -> Runtime:
     sessions = Sessions(settings, authority)
     approvals = Approvals(settings, authority)
     _RT = Runtime(
-        settings=settings, clock=RunClock(settings.time_scale, settings.time_origin),
+        settings=settings, clock=RunClock(settings.time_scale, settings.time_origin, settings.time_start),
         engine=engine, store=store, ledger=ledger, authority=authority, leases=leases, wp=wp,
         sessions=sessions, tools=ToolRunner(settings, store, ledger, wp, leases, authority),
         delivery=DeliveryChecker(store, sessions),

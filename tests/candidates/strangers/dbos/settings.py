@@ -7,7 +7,9 @@ timeout below is written in scenario seconds and turned into real seconds with `
 
 ``RunClock`` keeps the run's own time: every call from the harness carries it in the
 ``X-Harness-Time`` header (scenario seconds since ``HARNESS_TIME_ORIGIN``); between two calls it
-advances ``scale`` times as fast as the monotonic clock.
+advances ``scale`` times as fast as the monotonic clock. Before the first call (DBOS recovers
+pending workflows at launch, before the control API serves) it is ``HARNESS_TIME_START``, the run's
+time when this start began, which stands still until the harness's health check.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class Settings:
     listen_port: int
     time_scale: float
     time_origin: float
+    time_start: float
     buggy: bool
     lease_ttl_s: float = LEASE_TTL_S
 
@@ -85,6 +88,7 @@ def load_settings(buggy: bool) -> Settings:
         listen_port=int(port),
         time_scale=float(env.get("HARNESS_TIME_SCALE", "10") or 10),
         time_origin=float(env.get("HARNESS_TIME_ORIGIN", "0") or 0),
+        time_start=float(env.get("HARNESS_TIME_START", "0") or 0),
         buggy=buggy or env.get("DH_DBOS_BUGGY", "") == "1",
     )
 
@@ -95,6 +99,7 @@ class RunClock:
 
     scale: float
     origin: float
+    start: float = 0.0  # the run's time when this start began (HARNESS_TIME_START)
     _base_run_s: float | None = None
     _base_mono: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -119,8 +124,8 @@ class RunClock:
             return self._base_run_s + (time.monotonic() - self._base_mono) * self.scale
 
     def unix(self) -> float:
-        """The run's Unix time (what timestamps on the wire are compared with)."""
+        """The run's Unix time (what timestamps on the wire are compared with). Before the first
+        call it is the start's (the wall clock would be wrong by every start so far, ``scale`` times
+        over: a recovered step once took a listing that lagged for one minutes old)."""
         run_s = self.run_seconds()
-        if run_s is None:
-            return time.time()
-        return self.origin + run_s
+        return self.origin + (self.start if run_s is None else run_s)
