@@ -40,7 +40,6 @@ class Workers:
                 driver.solo = False  # a process's death does not stop the run's time: the others work on
         self.frozen: set[str] = set()
         self.failure: BaseException | None = None  # a worker that could not be run during a pause
-        self.restarting: set[str] = set()  # workers whose process starts beside the others now (``restart_apart``)
         self._restarting: list[threading.Thread] = []  # restarts going on beside the others (``restart_apart``)
         self._rng = component_random(world.seed, "workers.order")
 
@@ -127,7 +126,6 @@ class Workers:
         reach it (``frozen``) until it is up, then ``on_back()`` is called. A failure to start ends
         the run at the next round."""
         self.frozen.add(driver.worker_id)
-        self.restarting.add(driver.worker_id)
         marks = hasattr(driver, "frozen")
         if marks:
             setattr(driver, "frozen", True)  # a call made to it meanwhile (its own step's) gets no answer
@@ -144,12 +142,15 @@ class Workers:
                 if marks:
                     setattr(driver, "frozen", False)
                 self.frozen.discard(driver.worker_id)
-                self.restarting.discard(driver.worker_id)
                 self.world.lock.notify()
 
         thread = threading.Thread(target=run, name=f"dh-restart-{driver.worker_id}", daemon=True)
         self._restarting.append(thread)
         thread.start()
+
+    def restarting(self) -> bool:
+        """Whether a worker's process starts beside the others now (``restart_apart``)."""
+        return any(thread.is_alive() for thread in self._restarting)
 
     def wait_restarts(self, timeout_s: float = 120.0) -> None:
         """Let the restarts begun beside the others end (before the run's processes are closed)."""

@@ -173,7 +173,7 @@ class World:
         up to half the shortest lease the workers declared: the job lasts longer, so that it is still
         under way when the worker is back, and the worker that holds it still writes within its
         lease (the stale-writer rule of ``docs/contract.md`` counts a lease from the last write)."""
-        if self.workers is None or not self.workers.restarting:
+        if self.workers is None or not self.workers.restarting():
             return None
         leases = [d.lease_ttl_s for d in self.workers.drivers if getattr(d, "lease_ttl_s", None)]
         return min(leases) / 2 if leases else None

@@ -95,8 +95,9 @@ def test_a_restarted_peer_process_that_takes_over_live_work_is_caught(monkeypatc
 def test_a_restarted_peer_back_after_the_job_ended_is_not_reached_never_a_quiet_pass(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A start that takes longer than the job had left (6 real seconds more at scale 20: two minutes of
-    the run's time, while the job, its thoughts slowed to half the lease meanwhile, has about one left) comes back to nothing to take over: the fault says so (not reached, with the times),
-    and the mutant's pass is not counted as a test of the condition."""
+    the run's time, while the job, its thoughts slowed to half the lease meanwhile, has about one
+    left) comes back to nothing to take over: the fault says so (not reached, with the times), and
+    the mutant's pass is not counted as a test of the condition."""
     monkeypatch.setenv(TIME_SCALE_ENV, "20")
     slow = f"sh -c {shlex.quote(f'sleep 6; exec {REFERENCE} --candidate mutant:recover-all-on-start')}"
     doc = _as_process(PEER, slow)

@@ -208,8 +208,7 @@ class TurnEngine:
     def _slower(self, session: Session) -> bool:
         """Whether this thought lasts one thinking time more while the world asks for slow thoughts."""
         bound = self.slow() if self.slow is not None else None
-        return bound is not None and (session.longer_thoughts + 2) * self._think_s <= bound \
-            and session.longer_thoughts < MAX_LONGER_THOUGHTS
+        return bound is not None and (session.longer_thoughts + 2) * self._think_s <= bound
 
     def _wake(self, session: Session, turn_id: str, token: int, subagents: bool = False) -> None:
         turn = session.active_turn()
@@ -217,12 +216,8 @@ class TurnEngine:
             return
         if turn.status != "in_progress" or session.brain is None:
             return
-        if not subagents and self._slower(session):
-            session.longer_thoughts += 1
-            self._schedule(session, turn)
-            return
-        if not subagents and self.keep_thinking is not None and session.longer_thoughts < MAX_LONGER_THOUGHTS \
-                and self.keep_thinking():
+        if not subagents and session.longer_thoughts < MAX_LONGER_THOUGHTS and (
+                self._slower(session) or (self.keep_thinking is not None and self.keep_thinking())):
             session.longer_thoughts += 1
             self._schedule(session, turn)
             return

@@ -47,8 +47,6 @@ SUMMARY = "exploration.json"
 _AGREE = (("candidate", "candidate"), ("workload", "workload"), ("seed", "seed"), ("search", "search options"))
 
 
-
-
 @dataclass(frozen=True)
 class ShardResult:
     """One shard's folder and what its ``exploration.json`` says."""
