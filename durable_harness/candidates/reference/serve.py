@@ -8,7 +8,8 @@ in-process candidate gets (an ``openai.OpenAI`` client, an ``httpx.Client``, a c
 the candidate with its factory, and serves ``GET /health``, ``POST /jobs``, ``POST /jobs/{id}/cancel``,
 ``GET /jobs/{id}`` and ``POST /webhooks/openai`` on ``CANDIDATE_LISTEN``. The main thread steps the
 candidate, from the moment the harness's first call (its health check) has said the run's time; when
-a step finds nothing to do it waits one scenario second or until a control call has run.
+a step finds nothing to do it waits one scenario second, or until a control call has run; while
+steps go on finding nothing, twice as long each time, up to four seconds (``Idle``).
 
 With ``--clock harness`` it takes its time from the harness (``"clock": "harness"`` in its health
 answer, when the harness gives ``HARNESS_CLOCK_URL``): every answer of the harness says the run's time, and it waits only on
@@ -52,7 +53,8 @@ import openai
 
 __all__ = ["main"]
 
-POLL_S = 1.0  # scenario seconds between two steps that found nothing to do
+POLL_S = 1.0  # scenario seconds after a step that found nothing to do (doubled while steps find nothing)
+IDLE_MAX_S = 4.0  # scenario seconds: the longest wait between two steps that found nothing to do
 HARNESS_CLIENT_TIMEOUT_S = 60.0  # real seconds a request may take on the harness's clock (see Env)
 WAIT_TIMEOUT_S = 3600.0  # real seconds a wait on the harness's clock may take (it ends on the run's time)
 CLIENT_TIMEOUT_S = 30.0  # scenario seconds: the clients' timeout (at least 2 real seconds)
@@ -85,8 +87,9 @@ class Baton:
     def _free(self, anytime: bool) -> bool:
         return (not self._stack or self._stack[-1] in self._in_io) and (anytime or not self._stepping)
 
-    def call(self, fn: Callable[[], Any], *, anytime: bool = True) -> Any:
-        """From an HTTP thread: run ``fn`` as soon as the candidate may take the call."""
+    def call(self, fn: Callable[[], Any], *, anytime: bool = True, work: bool = True) -> Any:
+        """From an HTTP thread: run ``fn`` as soon as the candidate may take the call; ``work`` (a job,
+        a cancel, a webhook: not a report) ends the main thread's wait between two steps."""
         me = threading.get_ident()
         with self._cond:
             self._waiting += 1
@@ -104,7 +107,7 @@ class Baton:
         finally:
             with self._cond:
                 self._stack.remove(me)
-                self._nudged = True
+                self._nudged = self._nudged or work
                 self._cond.notify_all()
 
     @contextlib.contextmanager
@@ -141,11 +144,33 @@ class Baton:
                     self._in_io.discard(me)
                     self._cond.wait_for(lambda: self._stack[-1] == me)
 
-    def idle_until_called(self, real_s: float) -> None:
-        """Between steps: wait at most ``real_s`` seconds, or until a control call has run."""
+    def idle_until_called(self, real_s: float) -> bool:
+        """Between steps: wait at most ``real_s`` seconds, or until a control call has run (True)."""
         with self._cond:
-            self._cond.wait_for(lambda: self._nudged, real_s)
+            called = self._cond.wait_for(lambda: self._nudged, real_s)
             self._nudged = False
+            return called
+
+
+class Idle:
+    """How long to wait after a step that found nothing to do: one scenario second, doubled after each
+    further step that found nothing, up to ``IDLE_MAX_S`` (and a third of the candidate's lease, so
+    that a job it holds while it waits, for an approval say, keeps its lease); back to one second as
+    soon as a step did something or a control call came. A job that waits on the world (a person, a
+    peer's lease) is looked at a few times, not once a scenario second for the whole wait: each look
+    is a step, often a request, and on the harness's clock the waits cost nothing but the looks."""
+
+    def __init__(self, lease_s: float | None) -> None:
+        self.max_s = min(IDLE_MAX_S, lease_s / 3) if lease_s else IDLE_MAX_S
+        self._wait_s = POLL_S
+
+    def next(self) -> float:
+        wait_s = self._wait_s
+        self._wait_s = min(self._wait_s * 2, max(self.max_s, POLL_S))
+        return wait_s
+
+    def reset(self) -> None:
+        self._wait_s = POLL_S
 
 
 class BatonTransport(httpx.BaseTransport):
@@ -249,12 +274,14 @@ class Clock:
             response = self._harness.post(f"{self.harness_url}/idle", params={"received": str(self.received)})
             self.sync_from(response.headers)
 
-    def wait_until(self, until_s: float, *, wake: bool = False) -> None:
-        """On the harness's clock: until the run's time is ``until_s`` (``wake``: or a control call came)."""
+    def wait_until(self, until_s: float, *, wake: bool = False) -> bool:
+        """On the harness's clock: until the run's time is ``until_s`` (``wake``: or a control call came,
+        which is when it returns True)."""
         assert self._harness is not None and self.harness_url is not None
         params = {"until": f"{until_s:.6f}", **({"wake": "1"} if wake else {})}
         response = self._harness.get(f"{self.harness_url}/wait", params=params)
         self.sync_from(response.headers)
+        return wake and float(response.json().get("now", until_s)) < until_s
 
 
 class Env:
@@ -323,7 +350,7 @@ def handler(plane: Any, baton: Baton, clock: Clock, health: Mapping[str, Any]) -
             if parts == ["health"]:
                 self._json(200, health)
             elif len(parts) == 2 and parts[0] == "jobs":
-                self._control(lambda: plane.report(parts[1]), anytime=False)
+                self._control(lambda: plane.report(parts[1]), anytime=False, work=False)
             else:
                 self._json(404, {"error": f"no route GET {self.path}"})
 
@@ -353,9 +380,9 @@ def handler(plane: Any, baton: Baton, clock: Clock, health: Mapping[str, Any]) -
         def _parts(self) -> list[str]:
             return [unquote(p) for p in self.path.split("?", 1)[0].split("/") if p]
 
-        def _control(self, fn: Callable[[], Any], anytime: bool = True) -> None:
+        def _control(self, fn: Callable[[], Any], anytime: bool = True, work: bool = True) -> None:
             try:
-                self._json(200, baton.call(fn, anytime=anytime))
+                self._json(200, baton.call(fn, anytime=anytime, work=work))
             except Exception as err:
                 self._json(500, {"error": f"{type(err).__name__}: {err}"})
 
@@ -416,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"serve: {args.candidate} listening on {host}:{port} (time scale {env.clock.scale:g})", flush=True)
     if not env.clock.wait_synced(SYNC_WAIT_S):  # the harness's GET /health says the run's time first
         print(f"serve: no call from the harness within {SYNC_WAIT_S:g} s: stepping on the wall clock's time", flush=True)
-    poll_real_s = POLL_S / env.clock.scale
+    idle = Idle(lease if isinstance(lease, (int, float)) and lease > 0 else None)
     while True:
         try:
             with baton.step():
@@ -424,11 +451,16 @@ def main(argv: list[str] | None = None) -> int:
         except Exception:
             traceback.print_exc()
             os._exit(70)  # a step that raises is this process's crash; the harness restarts it
-        if not progressed:
-            if env.clock.harness_url:  # one scenario second, or until a control call brought work
-                env.clock.wait_until(env.clock.now() + POLL_S, wake=True)
-            else:
-                baton.idle_until_called(poll_real_s)
+        if progressed:
+            idle.reset()
+            continue
+        wait_s = idle.next()
+        if env.clock.harness_url:  # the wait, or until a control call brought work
+            called = env.clock.wait_until(env.clock.now() + wait_s, wake=True)
+        else:
+            called = baton.idle_until_called(wait_s / env.clock.scale)
+        if called:
+            idle.reset()
 
 
 if __name__ == "__main__":
