@@ -46,10 +46,11 @@ SWEEP_PARTS = 4
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", [s for s in CATALOGUE if not s.sweep], ids=lambda s: s.id)
 def test_the_reference_as_a_process_gets_the_in_process_verdict(scenario: Any) -> None:
-    in_process = run_scenario(scenario, "reference")["verdict"]
+    """In-process the reference passes every scenario (``test_runs`` asserts it, scenario by scenario):
+    so does it as a process, with no error of the harness."""
     doc = as_process(REFERENCE, scenario)
     failing = [(c["name"], c["because"]) for c in doc["checkers"] if c["verdict"] != "pass"]
-    assert (doc["verdict"], doc["error"]) == (in_process, None), f"{failing}\n{doc['reproduce']}"
+    assert (doc["verdict"], doc["error"]) == ("pass", None), f"{failing}\n{doc['reproduce']}"
 
 
 @pytest.mark.slow
