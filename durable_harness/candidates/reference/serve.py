@@ -8,8 +8,9 @@ in-process candidate gets (an ``openai.OpenAI`` client, an ``httpx.Client``, a c
 the candidate with its factory, and serves ``GET /health``, ``POST /jobs``, ``POST /jobs/{id}/cancel``,
 ``GET /jobs/{id}`` and ``POST /webhooks/openai`` on ``CANDIDATE_LISTEN``. The main thread steps the
 candidate, from the moment the harness's first call (its health check) has said the run's time; when
-a step finds nothing to do it waits one scenario second, or until a control call has run; while
-steps go on finding nothing, twice as long each time, up to four seconds (``Idle``).
+a step finds nothing to do it waits one scenario second, or until the harness posts work (a job, a
+cancel, a webhook); while steps go on finding nothing, twice as long each time, up to four seconds
+and a third of its lease (``Idle``).
 
 With ``--clock harness`` it takes its time from the harness (``"clock": "harness"`` in its health
 answer, when the harness gives ``HARNESS_CLOCK_URL``): every answer of the harness says the run's time, and it waits only on
@@ -156,9 +157,10 @@ class Idle:
     """How long to wait after a step that found nothing to do: one scenario second, doubled after each
     further step that found nothing, up to ``IDLE_MAX_S`` (and a third of the candidate's lease, so
     that a job it holds while it waits, for an approval say, keeps its lease); back to one second as
-    soon as a step did something or a control call came. A job that waits on the world (a person, a
-    peer's lease) is looked at a few times, not once a scenario second for the whole wait: each look
-    is a step, often a request, and on the harness's clock the waits cost nothing but the looks."""
+    soon as a step did something or the harness posted work. A job that waits on the world (a person,
+    a peer's lease) is looked at a few times, not once a scenario second for the whole wait: each
+    look is a step, often a request. On the harness's clock every call of the harness ends a wait
+    that asked to be woken (a report too), so there it looks about once a scenario second still."""
 
     def __init__(self, lease_s: float | None) -> None:
         self.max_s = min(IDLE_MAX_S, lease_s / 3) if lease_s else IDLE_MAX_S
