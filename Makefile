@@ -24,9 +24,8 @@ run: $(STAMP)
 # worker per core the cores sit half idle; measured on 2 cores: 677 s with 2 workers, 548 s with 4.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(2 * (os.cpu_count() or 1))")
 
-## test: the whole test suite, slow sweeps included (what CI runs); the longest tests first, dealt over the
-## workers (conftest.py, from tests/durations.json), and an idle worker takes tests queued for another
-## (worksteal), so that no worker ends its share while another still has long runs queued
+## test: the whole test suite, slow sweeps included (what CI runs); an idle worker takes tests queued for
+## another (worksteal), so that no worker ends its share while another still has long runs queued
 test: $(STAMP)
 	$(BIN)/python -m pytest -m "slow or not slow" -q -n $(TEST_WORKERS) --dist worksteal
 
