@@ -1,5 +1,5 @@
-"""The catalogue in the process driver (slow): the reference as a process gets the in-process verdict
-on every scenario of one worker (``test_workers_process`` runs those of several, as processes on
+"""The catalogue in the process driver (slow): the reference as a process passes, as it does in-process,
+every scenario of one worker (``test_workers_process`` runs those of several, as processes on
 PostgreSQL, and every mutant they promise to catch), and passes the crash-point sweep's points at
 every write and at the first read of each kind; every mutant promised by a scenario of one worker
 is caught as a process by every scenario that promises it. The sweep's points are split in four tests
@@ -45,7 +45,7 @@ SWEEP_PARTS = 4
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", [s for s in CATALOGUE if not s.sweep], ids=lambda s: s.id)
-def test_the_reference_as_a_process_gets_the_in_process_verdict(scenario: Any) -> None:
+def test_the_reference_as_a_process_passes_as_in_process(scenario: Any) -> None:
     """In-process the reference passes every scenario (``test_runs`` asserts it, scenario by scenario):
     so does it as a process, with no error of the harness."""
     doc = as_process(REFERENCE, scenario)

@@ -163,12 +163,12 @@ class Idle:
     that asked to be woken (a report too), so there it looks about once a scenario second still."""
 
     def __init__(self, lease_s: float | None) -> None:
-        self.max_s = min(IDLE_MAX_S, lease_s / 3) if lease_s else IDLE_MAX_S
+        self.max_s = max(POLL_S, min(IDLE_MAX_S, lease_s / 3) if lease_s else IDLE_MAX_S)
         self._wait_s = POLL_S
 
     def next(self) -> float:
         wait_s = self._wait_s
-        self._wait_s = min(self._wait_s * 2, max(self.max_s, POLL_S))
+        self._wait_s = min(self._wait_s * 2, self.max_s)
         return wait_s
 
     def reset(self) -> None:
@@ -445,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"serve: {args.candidate} listening on {host}:{port} (time scale {env.clock.scale:g})", flush=True)
     if not env.clock.wait_synced(SYNC_WAIT_S):  # the harness's GET /health says the run's time first
         print(f"serve: no call from the harness within {SYNC_WAIT_S:g} s: stepping on the wall clock's time", flush=True)
-    idle = Idle(lease if isinstance(lease, (int, float)) and lease > 0 else None)
+    idle = Idle(health.get("lease_ttl_s"))  # the lease it declared, if any
     while True:
         try:
             with baton.step():
