@@ -251,6 +251,81 @@ def test_a_port_taken_by_another_process_before_the_candidate_binds_it_is_the_ha
     assert f"CANDIDATE_LISTEN=127.0.0.1:{named[1]}; the last start lost its port" in log
 
 
+# Another harness's candidate: answers GET /health on the port it was named (it listens at once)
+_IMPOSTER = """
+import http.server, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b'{"ok": true, "capabilities": []}'
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.wfile.write(body)
+    do_POST = do_GET
+    def log_message(self, *args): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+"""
+
+
+def _imposter(port: int, mark: str) -> subprocess.Popen[bytes]:
+    from durable_harness.harness.drivers._ports import START_VARIABLE
+
+    child = subprocess.Popen([sys.executable, "-c", _IMPOSTER, str(port)],
+                             env={**os.environ, START_VARIABLE: "another-harness", "DH_PROCESS_MARK": mark})
+    for _ in range(200):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1.0).status_code == 200:
+                return child
+        except httpx.TransportError:
+            time.sleep(0.05)
+    child.kill()
+    raise AssertionError("the imposter never listened")
+
+
+def test_a_port_answered_by_another_harnesss_candidate_is_the_harness_loss(
+        tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another harness's candidate took the named port first and answers GET /health at once, before
+    this candidate (still importing) fails its bind. The harness must not drive the stranger: it sees
+    who holds the port, starts its own candidate again on another port, and the run passes."""
+    from durable_harness.harness.drivers import _ports
+
+    taken = _ports.listen_port()
+    imposter = _imposter(taken, mark)
+    try:
+        named: list[int] = []
+
+        def listen_port() -> int:
+            named.append(taken if not named else _ports.listen_port())
+            return named[-1]
+
+        monkeypatch.setattr("durable_harness.harness.drivers._process_driver.listen_port", listen_port)
+        doc = run(BASELINE, marked(REFERENCE, mark), tmp_path)
+    finally:
+        imposter.kill()
+        imposter.wait()
+    assert doc["verdict"] == "pass", failing(doc)
+    assert named[0] == taken and len(named) == 2 and named[1] != taken
+    log = (tmp_path / "candidate-worker-1.log").read_text()
+    assert f"CANDIDATE_LISTEN=127.0.0.1:{named[1]}; the last start lost its port" in log
+
+
+def test_a_port_always_answered_by_another_harnesss_candidate_is_exit_3(
+        tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every start finds the port taken by another harness's candidate: an error of the harness (exit 3,
+    said as such), never a verdict on a candidate that was not the one answering."""
+    from durable_harness.harness.drivers import _ports
+
+    taken = _ports.listen_port()
+    imposter = _imposter(taken, mark)
+    try:
+        monkeypatch.setattr("durable_harness.harness.drivers._process_driver.listen_port", lambda: taken)
+        doc = run(BASELINE, marked(REFERENCE, mark), tmp_path)
+    finally:
+        imposter.kill()
+        imposter.wait()
+    assert doc["exit_code"] == 3, failing(doc)
+    assert doc["error"]["kind"] == "harness", doc["error"]
+    assert "taken by a process another harness started" in doc["error"]["message"]
+
+
 def test_the_port_named_to_a_candidate_is_free_and_below_the_ephemeral_range() -> None:
     from durable_harness.harness.drivers import _ports
 

@@ -13,15 +13,25 @@ So the port is drawn below the ephemeral range, where the kernel never hands one
 of the simulated world: no history holds it), and tried before it is named. When a candidate
 still exits at start and its port is taken by then, the start is the harness's loss, not the
 candidate's fault: the driver starts it again on another port (``lost``).
+
+A candidate that does not exit when its bind fails (a framework whose other threads keep the
+process up) leaves the port to whoever took it, and if that is another harness's candidate it
+answers ``GET /health`` in its place: the run would drive a stranger in another world. Every start
+carries an opaque ``HARNESS_START_ID`` in its environment; once the port answers, the driver looks
+(on Linux, through ``/proc``) at which processes hold the socket listening there
+(``held_by_another``): one started with another id is another harness's candidate, and the start is
+the harness's loss again. Where the holder cannot be seen (another user's process, another OS), the
+answer stands.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 from pathlib import Path
 
-__all__ = ["listen_port", "lost"]
+__all__ = ["START_VARIABLE", "held_by_another", "listen_port", "lost", "start_id"]
 
 _HOST = "127.0.0.1"
 _LOWEST = 20000  # below it, well-known services of a machine may listen
@@ -29,6 +39,9 @@ _RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 _DEFAULT_EPHEMERAL = 32768  # Linux's default start of the ephemeral range
 _TRIES = 64
 _draw = random.SystemRandom()  # no seed: which free port a candidate gets is not part of a run
+START_VARIABLE = "HARNESS_START_ID"
+_PROC = Path("/proc")
+_LISTEN = "0A"  # the TCP state LISTEN in /proc/net/tcp
 
 
 def _ephemeral_start() -> int:
@@ -63,3 +76,72 @@ def listen_port() -> int:
 def lost(port: int) -> bool:
     """Whether ``port`` is held by some process now (the candidate that was to bind it is dead)."""
     return not _free(port)
+
+
+def start_id() -> str:
+    """An opaque id for one start of a candidate process (not part of the simulated world)."""
+    return f"{_draw.getrandbits(64):016x}"
+
+
+def _listening_inodes(port: int) -> set[str]:
+    """The inodes of the TCP sockets listening on ``port`` (any local address), from /proc/net."""
+    inodes: set[str] = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (_PROC / "net" / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == _LISTEN and fields[1].rpartition(":")[2] == f"{port:04X}":
+                inodes.add(fields[9])
+    inodes.discard("0")
+    return inodes
+
+
+def _holds(pid: str, links: set[str]) -> bool:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:  # gone, or another user's
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in links:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _start_of(pid: str) -> str | None:
+    try:
+        environ = (_PROC / pid / "environ").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    prefix = f"{START_VARIABLE}=".encode()
+    return next((item[len(prefix):].decode(errors="replace") for item in environ if item.startswith(prefix)), None)
+
+
+def held_by_another(port: int, mine: str, first: int | None = None) -> int | None:
+    """The pid of a process started by a harness with another start id than ``mine`` that listens
+    on ``port``, if one does and no process of this start does; None where it cannot be seen.
+    ``first``: a pid to look at first (the candidate's own)."""
+    inodes = _listening_inodes(port)
+    if not inodes:
+        return None
+    links = {f"socket:[{inode}]" for inode in inodes}
+    pids = [str(first)] if first is not None else []
+    try:
+        pids += [entry.name for entry in _PROC.iterdir() if entry.name.isdigit() and entry.name not in pids]
+    except OSError:
+        return None
+    other: int | None = None
+    for pid in pids:
+        if not _holds(pid, links):
+            continue
+        start = _start_of(pid)
+        if start == mine:
+            return None
+        if start is not None and other is None:
+            other = int(pid)
+    return other

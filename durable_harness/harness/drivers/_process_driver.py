@@ -50,7 +50,7 @@ from durable_harness.harness._supervisor import Child, SpawnError, spawn
 from durable_harness.harness.candidate._claims import RefusedReport, ReportSampler
 from durable_harness.harness.candidate._command import CandidateCommand
 from durable_harness.harness.candidate._environ import candidate_environ
-from durable_harness.harness.drivers._ports import listen_port, lost
+from durable_harness.harness.drivers._ports import START_VARIABLE, held_by_another, listen_port, lost, start_id
 from durable_harness.harness.drivers._process_env import STARTUP_ENV, log_secrets, offers_clock, served_at, startup_timeout_s
 from durable_harness.harness.candidate._driver import CandidateFailed
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
@@ -126,6 +126,7 @@ class ProcessDriver:
         self._jobs: list[str] = []
         self._sampler = ReportSampler(world.history, world.clock.now, worker_id)
         self._port, self._port_lost = 0, 0  # the port it was told to listen on; starts lost to a taken port
+        self._start_id = ""  # HARNESS_START_ID of its current start (``_ports``)
         self._secrets: tuple[str, ...] = ()
         self._seen: tuple[int, int, str | None] = (-1, -1, None)
         self._changed_at = 0.0
@@ -167,10 +168,11 @@ class ProcessDriver:
         env = self._world.env(self.worker_id)
         if not self._secrets:
             self._secrets = log_secrets(self._world.secrets, env)
-        self._port = listen_port()
+        self._port, self._start_id = listen_port(), start_id()
         if self.solo or self._starts == 0:  # the run's time stands still until it is up again, as a restart
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
         contract = {**served_at(env.environ(), self._served.bases), "CANDIDATE_LISTEN": self._listen,
+                    START_VARIABLE: self._start_id,
                     "HARNESS_TIME_SCALE": f"{self._clock.scale:g}", "HARNESS_TIME_ORIGIN": f"{self._clock.origin_unix:.6f}",
                     "HARNESS_TIME_START": f"{self._clock.now():.6f}",
                     **({"HARNESS_CLOCK_URL": self._served.clock_url}
@@ -223,6 +225,9 @@ class ProcessDriver:
                 garbled = garbled + 1 if isinstance(err, httpx.RemoteProtocolError) else 0
                 if garbled >= 3:
                     self._give_up(f"answered GET /health on {self._listen} with something that is not HTTP ({err})")
+            if response is not None and self._imposter():  # another harness's candidate answered on its port
+                bound = RealBound(limit)
+                continue
             if response is not None and response.status_code == 200:
                 health = _object(response)
                 caps: Any = health.get("capabilities", []) if health is not None else None
@@ -250,6 +255,23 @@ class ProcessDriver:
                               f"higher)")
             self._lock.wait(HEALTH_POLL_S)
         self._give_up("never became healthy")
+
+    def _imposter(self) -> bool:
+        """Whether the answer came from a process another harness started (its candidate took the port
+        first, and this one, still starting, did not exit when its bind failed): the harness's loss, as a
+        port taken before the bind; this start is killed and the candidate started on another port."""
+        child = self._child
+        other = held_by_another(self._port, self._start_id, child.pid if child is not None else None)
+        if other is None:
+            return False
+        self._kill()
+        if self._port_lost >= _PORT_RETRIES:
+            raise HarnessError(f"{self.worker_id}: {_PORT_RETRIES + 1} starts in a row found the port they were named "
+                               f"taken by a process another harness started (the last: pid {other} on "
+                               f"{self._listen}); no candidate of this run answered")
+        self._port_lost += 1
+        self._spawn(lost_port=True)
+        return True
 
     def _restart_after_startup_crash(self) -> None:
         if self._restarts >= self.max_restarts:
