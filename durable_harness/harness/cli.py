@@ -18,6 +18,7 @@ described in ``_cli_parser``; this module only wires commands to the engine and 
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import shlex
 import shutil
@@ -187,9 +188,14 @@ def _signals_as_interrupts() -> Iterator[None]:
             signal.signal(sig, on_signal)
     except ValueError:  # not the main thread (an embedding program): leave its signals alone
         previous = {}
+    stacks = bool(previous) and hasattr(signal, "SIGUSR1")
+    if stacks:  # `kill -USR1 <pid>`: every thread's stack on stderr, for a harness that seems stuck
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
         yield
     finally:
+        if stacks:
+            faulthandler.unregister(signal.SIGUSR1)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         sys.unraisablehook = before_hook

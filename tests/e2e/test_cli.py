@@ -162,9 +162,11 @@ def _answered(process: subprocess.Popen[str], timeout_s: float = 120) -> tuple[s
     try:
         return process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGUSR1)  # every thread's stack on its stderr, to see where it waits
+        time.sleep(2.0)
         process.kill()
         out, err = process.communicate()
-        pytest.fail(f"the harness did not stop within {timeout_s:g} s of the signal:\n{out[-2000:]}\n{err[-2000:]}")
+        pytest.fail(f"the harness did not stop within {timeout_s:g} s of the signal:\n{out[-2000:]}\n{err[-12000:]}")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -185,6 +187,21 @@ def test_a_signal_mid_catalogue_leaves_a_valid_partial_report(tmp_path: Path, si
     rendered = cli("render", str(report), cwd=tmp_path)
     assert rendered.returncode == 0, rendered.stderr
     assert "PARTIAL REPORT" in (report / "summary.md").read_text()
+
+
+def test_sigusr1_prints_every_threads_stack_and_the_run_goes_on(tmp_path: Path) -> None:
+    """For a harness that seems stuck: `kill -USR1` shows where each thread waits, and stops nothing."""
+    report = tmp_path / "r"
+    process = subprocess.Popen([sys.executable, "-m", "durable_harness.harness.cli", "run", "--report", str(report)], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    process.send_signal(signal.SIGUSR1)
+    second = process.stdout.readline()  # the run went on: another scenario finished
+    process.send_signal(signal.SIGINT)
+    out, err = _answered(process)
+    assert first and second and process.returncode == 3, first + second + out + err
+    assert "(most recent call first)" in err and "Traceback" not in err, err
 
 
 @pytest.mark.slow
