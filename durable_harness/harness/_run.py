@@ -179,6 +179,7 @@ def _harness_error(err: HarnessError) -> dict[str, Any]:
 def _run(world: World, scenario: Scenario, candidate: str, seed: int) -> dict[str, Any]:
     done = _execute(world, scenario, candidate)
     scenario = world.scenario  # a sweep's fork became one of its crash points meanwhile
+    world.settle()
     truth = world.truth()
     faults = world.nemesis.to_json()
     world.history.append(world.clock.now(), "phase", "harness", {"phase": "check"})

@@ -12,7 +12,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 
@@ -32,6 +32,7 @@ from durable_harness.harness.actions.user import next_version
 from durable_harness.harness.faults import RequestFault, get_fault_kind
 from durable_harness.harness.scenario import Scenario
 from durable_harness.harness.services import BuiltService, ServiceContext, services
+from durable_harness.harness.services._upstream import upstreams, with_namespace
 from durable_harness.harness.workloads import get_workload
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class World:
     ``after_step(driver)``, ``check()`` (raises the harness's own error, if one happened), ``truth()``."""
 
     def __init__(self, scenario: Scenario, seed: int, workdir: Path, *, time_scale: float | None = None) -> None:
+        if upstreams():  # a real service: the job's id gets a suffix of its own (``services._upstream_wordpress``)
+            scenario = with_namespace(scenario)
         self.scenario = scenario
         self.seed = seed
         self.shared_database: str | None = None  # several worker processes: a scratch PostgreSQL database
@@ -372,6 +375,12 @@ class World:
         if self.gate.failure is not None:
             raise self.gate.failure
 
+    def settle(self) -> None:
+        """Once, before the checkers: a real service reads what it holds again (a fake holds it already)."""
+        for built in self.services.values():
+            if getattr(built.fake, "real", False):
+                cast(Any, built.fake).settle()
+
     def truth(self) -> dict[str, Any]:
         """Every service's ground truth, and what people did (``people``: each action that took effect)."""
         truth: dict[str, Any] = {name: b.fake.truth() for name, b in sorted(self.services.items())}
@@ -382,3 +391,6 @@ class World:
         for c in self._clients:
             c.close()
         self._clients.clear()
+        for built in self.services.values():  # a real service: what the run made there is deleted (unless kept)
+            if getattr(built.fake, "real", False):
+                cast(Any, built.fake).close()

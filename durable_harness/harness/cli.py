@@ -190,7 +190,10 @@ def _signals_as_interrupts() -> Iterator[None]:
         previous = {}
     stacks = bool(previous) and hasattr(signal, "SIGUSR1")
     if stacks:  # `kill -USR1 <pid>`: every thread's stack on stderr, for a harness that seems stuck
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+        try:
+            faulthandler.register(signal.SIGUSR1, all_threads=True)
+        except (OSError, ValueError, AttributeError):  # a stderr with no file descriptor (called from a program)
+            stacks = False
     try:
         yield
     finally:

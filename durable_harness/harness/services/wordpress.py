@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from durable_harness.fakes.wordpress._busy import EDITOR_ACTIONS
 from durable_harness.harness._seeds import component_random
 from durable_harness.harness.services._registry import BuiltService, ServiceContext, ServiceSpec, register_service
+from durable_harness.harness.services._upstream import Upstream, keep_upstream, upstream
 from durable_harness.harness.services._wordpress_targets import TARGETS, classify
 from durable_harness.wire import Response
 
@@ -153,6 +154,9 @@ def _build(ctx: ServiceContext) -> BuiltService:
 
     rng = component_random(ctx.seed, "world.secrets.wordpress")
     password = " ".join("".join(rng.choice(_PASSWORD_ALPHABET) for _ in range(4)) for _ in range(6))
+    real = upstream("wordpress")
+    if real is not None:  # a real site behind the gate (``--service wordpress=URL``)
+        return _build_real(ctx, real, password)
     fake = WordPressFake(ctx.clock, username=USERNAME, app_password=password,
                          auth_mode=str(ctx.options.get("auth_mode", "core")), site_url=f"http://{HOST}",
                          operation_key_query=bool(ctx.options.get("operation_key_query", True)))
@@ -165,6 +169,24 @@ def _build(ctx: ServiceContext) -> BuiltService:
                                                     f"{USERNAME}:{password.replace(' ', '')}"),
                         error_response=_error_response,
                         classify=lambda request, route, role_of: classify(fake, request, route, role_of))
+
+
+def _build_real(ctx: ServiceContext, real: Upstream, password: str) -> BuiltService:
+    from durable_harness.harness.candidate import ServiceEndpoint
+    from durable_harness.harness.services._upstream_wordpress import UpstreamWordPress
+
+    site = UpstreamWordPress(ctx.clock, real, host=HOST, username=USERNAME, password=password,
+                             job_ids=[job_id for job_id, _ in ctx.jobs], keep=keep_upstream())
+    url = f"http://{HOST}"
+    endpoint = ServiceEndpoint(url=url, credentials={"username": USERNAME, "app_password": password}, variables={
+        "WORDPRESS_URL": url, "WORDPRESS_USERNAME": USERNAME, "WORDPRESS_APP_PASSWORD": password})
+    from durable_harness.fakes.wordpress import FencingGateway
+
+    served: Any = FencingGateway(site) if ctx.options.get("fencing") == "header" else site
+    minted = (password, password.replace(" ", ""), f"{USERNAME}:{password}", f"{USERNAME}:{password.replace(' ', '')}")
+    return BuiltService(fake=served, endpoint=endpoint, secrets=(*minted, real.secret, "".join(real.secret.split())),
+                        error_response=_error_response,
+                        classify=lambda request, route, role_of: classify(site, request, route, role_of))
 
 
 SPEC = register_service(ServiceSpec(name="wordpress", build=_build, options_schema=OPTIONS_SCHEMA, targets=TARGETS))
