@@ -22,7 +22,8 @@ _TOP = 5
 
 _MARK = {"pass": "PASS", "fail": "FAIL", "unknown": "UNKNOWN"}
 _ERROR_KIND = {"harness": "harness error (not the candidate's fault)", "candidate": "the candidate could not be run",
-               "setup": "cannot run this scenario", "interrupted": "interrupted"}
+               "setup": "cannot run this scenario",
+               "not_applicable": "not applicable against a real service", "interrupted": "interrupted"}
 
 
 def print_run(doc: Mapping[str, Any]) -> None:

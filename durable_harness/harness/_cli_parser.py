@@ -63,6 +63,10 @@ _STRICT_HELP = ("a fault or action the candidate's design never met (not reached
                 "unknown, exit 2 (default: it is coverage, shown in the report); DH_STRICT_COVERAGE=1 does the same")
 _TOXIPROXY_HELP = ("a real Toxiproxy server's API (http://HOST:PORT) for the proxies of network faults (toxic); "
                    "default: the embedded one")
+_SERVICE_HELP = ("NAME=URL: a real service behind the gate in place of the fake (wordpress=http://HOST:PORT); the "
+                 "harness's credentials come from the environment (DH_WORDPRESS_USER, DH_WORDPRESS_APP_PASSWORD); "
+                 "scenarios that need the fake are not run, and say why")
+_KEEP_HELP = "leave what the runs created on a real service (--service) for inspection (default: deleted after each run)"
 _ALLURE_HELP = "also write Allure results into DIR (emptied of earlier Allure results first); see `allure serve DIR`"
 
 
@@ -91,6 +95,8 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     run.add_argument("--toxiproxy", default=None, metavar="URL", help=_TOXIPROXY_HELP)
     run.add_argument("--strict-coverage", action="store_true", help=_STRICT_HELP)
     run.add_argument("--candidate-next", default=None, metavar="SPEC", help=_NEXT_HELP)
+    run.add_argument("--service", action="append", default=[], metavar="NAME=URL", help=_SERVICE_HELP)
+    run.add_argument("--keep", action="store_true", help=_KEEP_HELP)
     run.set_defaults(func=handlers["run"])
 
     swp = sub.add_parser("sweep", help="crash the candidate at every I/O point of a scenario (one run per point)")

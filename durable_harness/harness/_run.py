@@ -33,6 +33,7 @@ from durable_harness.harness._seeds import MAX_SEED
 from durable_harness.harness._signals import raise_if_pending
 from durable_harness.harness._workers import Workers
 from durable_harness.harness._world import World
+from durable_harness.harness.services._applicability import not_applicable
 from durable_harness.harness.candidate import OUTCOMES, CandidateFailed, Driver
 from durable_harness.harness.isolation._probe import probe_candidate
 from durable_harness.harness.isolation._sdk_time import sdk_webhooks_on_virtual_time
@@ -81,9 +82,12 @@ def candidate_next(candidate: str, environ: Mapping[str, str] = os.environ) -> s
 
 
 def reproduce_command(scenario: Scenario, candidate: str, seed: int) -> str:
+    from durable_harness.harness.services._upstream import upstreams
+
     nxt = candidate_next(candidate)
+    real = [f"--service {name}={shlex.quote(site.url)}" for name, site in sorted(upstreams().items())]
     return " ".join(["durable-harness", "run", "--candidate", shlex.quote(candidate),
-                     *(["--candidate-next", shlex.quote(nxt)] if nxt else []),
+                     *(["--candidate-next", shlex.quote(nxt)] if nxt else []), *real,
                      "--scenario", shlex.quote(str(scenario.source)), "--seed", str(seed)])
 
 
@@ -270,6 +274,11 @@ def _digest(candidate: str) -> str | None:
 def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
     """chaos -> heal -> quiesce -> final reads. A candidate that cannot be run ends it early."""
     world.candidate_next = candidate_next(candidate) or candidate  # a deploy without a next version: the same
+    why = not_applicable(scenario)
+    if why is not None:  # it needs a fake that is real in this run: not run, and not the candidate's doing
+        message = f"not applicable against a real service: {why}"
+        world.history.append(world.clock.now(), "note", "harness", {"because": message})
+        return _Execution(error={"kind": "not_applicable", "detail": None, "message": message})
     if scenario.workers > 1:
         return _execute_workers(world, scenario, candidate)
     history, clock = world.history, world.clock

@@ -22,6 +22,7 @@ def check_settings(environ: Mapping[str, str] = os.environ) -> None:
     from durable_harness.harness.drivers._forked_driver import bounds_from_environment
     from durable_harness.harness.isolation._preload import check_preload
     from durable_harness.harness.drivers._process_env import startup_timeout_s
+    from durable_harness.harness.services._upstream import upstreams
 
     bounds_from_environment(environ)
     scratch_root(environ)  # raises for a folder it cannot use
@@ -29,3 +30,4 @@ def check_settings(environ: Mapping[str, str] = os.environ) -> None:
     wants_postgres(environ)
     strict_coverage(environ)
     startup_timeout_s(environ)
+    upstreams(environ)  # a real service asked for with an address or credentials it cannot use

@@ -105,6 +105,25 @@ def _toxiproxy(url: str | None) -> None:
     os.environ[TOXIPROXY_ENV] = url
 
 
+def _services(given: Sequence[str], keep: bool) -> None:
+    """``--service NAME=URL`` (``DH_SERVICE_<NAME>``) and ``--keep`` (``DH_KEEP_UPSTREAM``), checked now."""
+    from durable_harness.harness.services._upstream import KEEP_ENV, REAL_SERVICES, upstream, url_variable
+
+    for item in given:
+        name, sep, url = item.partition("=")
+        if not sep or not name or not url:
+            raise UsageError(f"--service {item!r}: give NAME=URL, e.g. wordpress=http://127.0.0.1:8089")
+        if name not in REAL_SERVICES:
+            raise UsageError(f"--service {item!r}: {name!r} cannot be real (only {', '.join(REAL_SERVICES)})")
+        os.environ[url_variable(name)] = url
+        try:
+            upstream(name)
+        except ValueError as err:
+            raise UsageError(f"--service {item!r}: {err}") from None
+    if keep:
+        os.environ[KEEP_ENV] = "1"
+
+
 class UsageError(Exception):
     """Bad usage: one line, exit 3."""
 
@@ -324,11 +343,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _toxiproxy(args.toxiproxy)
     _strict_coverage(args.strict_coverage)
     _candidate_next(args.candidate, args.candidate_next)
+    _services(args.service, args.keep)
     from durable_harness.harness.scenario import ScenarioError, load_scenarios
+    from durable_harness.harness.services._applicability import split_applicable
 
     scenarios = load_scenarios(_paths(args.scenario))  # all validated before anything runs
     if not scenarios:
         raise ScenarioError("no scenario files found; give --scenario PATH")
+    scenarios, not_applicable = split_applicable(scenarios)
+    for scenario_id, why in not_applicable.items():
+        print(f"not applicable: {scenario_id}: {why}", flush=True)
+    if not scenarios:
+        raise UsageError(f"none of the {len(not_applicable)} scenarios applies against a real service (above)")
     _check_candidate(args.candidate)
     if args.check_determinism and not _kind(args.candidate).deterministic:
         raise UsageError(f"--check-determinism needs a deterministic driver: {args.candidate!r} runs on the "
@@ -447,6 +473,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     _toxiproxy(args.toxiproxy)
     _strict_coverage(args.strict_coverage)
     _candidate_next(args.candidate, args.candidate_next)
+    from durable_harness.harness.services._upstream import upstreams
+
+    if upstreams():
+        raise UsageError(f"a sweep cannot run against a real service ({', '.join(sorted(upstreams()))}): it forks the "
+                         "run at every request, which a real site cannot follow")
     base = load_scenario(args.scenario or _catalogue() / "baseline.yaml")
     _check_candidate(args.candidate)
     report: Path = args.report

@@ -30,6 +30,7 @@ ERROR_WORDS = {
     "harness": "an error of the harness, not of the candidate",
     "candidate": "the candidate could not be run at all",
     "setup": "the scenario cannot run against this candidate",
+    "not_applicable": "the scenario needs the fake of a service that is real in this run",
     "interrupted": "the run was interrupted (SIGINT or SIGTERM) before it could be judged",
 }
 _SHORT = 12

@@ -47,7 +47,7 @@ fault = st.fixed_dictionaries({
     "status": st.sampled_from(["fired", "not_exercised", "not_reached", "unfired"]), "evidence": st.lists(json_object, max_size=2),
 })
 error = st.fixed_dictionaries({
-    "kind": st.sampled_from(["harness", "candidate", "setup", "interrupted"]), "message": name,
+    "kind": st.sampled_from(["harness", "candidate", "setup", "not_applicable", "interrupted"]), "message": name,
     "detail": st.none() | text,
 })
 candidate_error = st.fixed_dictionaries({

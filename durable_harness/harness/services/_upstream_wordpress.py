@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime as _dt
 import hashlib
 import json
 import secrets
@@ -186,6 +187,42 @@ class UpstreamWordPress:
         self._passwords[_normalise(password)] = (number, None)
         return password
 
+    # Writes by the site's people (a busy site's content, its colleague), made on the real site with the
+    # harness's credentials, not through the gate: recorded as theirs (``by``), and deleted with the run's.
+    def write_post(self, *, title: str, content: str, status: str, by: str, author: int, excerpt: str = "",
+                   date: _dt.datetime | None = None, operation_key: str | None = None) -> int:
+        body: dict[str, Any] = {"title": title, "content": content, "excerpt": excerpt, "status": status}
+        if date is not None:  # as far from now as the scenario put it from the run's now
+            body["date_gmt"] = (_dt.datetime.now(_dt.timezone.utc) + (date - self._clock.datetime())).strftime("%Y-%m-%dT%H:%M:%S")
+        if operation_key is not None:
+            body["meta"] = {"operation_key": operation_key}
+        return self._person_writes("posts", {"json": body}, by=by)
+
+    def write_media(self, *, filename: str, data: bytes, by: str, author: int, title: str | None = None,
+                    operation_key: str | None = None) -> int:
+        fields = {"title": title or filename.rpartition(".")[0]}
+        if operation_key is not None:
+            fields["meta[operation_key]"] = operation_key
+        return self._person_writes("media", {"files": {"file": (filename, data, "image/png")}, "data": fields}, by=by,
+                                   sha256=hashlib.sha256(data).hexdigest())
+
+    def _person_writes(self, collection: str, send: dict[str, Any], *, by: str, sha256: str | None = None) -> int:
+        try:
+            answer = self._call("POST", f"/wp-json/wp/v2/{collection}", params={"context": "edit"}, **send)
+        except httpx.HTTPError as err:
+            raise HarnessError(f"the real WordPress at {self._origin} did not answer the harness's write of "
+                               f"{collection}: {type(err).__name__}") from err
+        if answer.status_code != 201:
+            raise HarnessError(f"the real WordPress at {self._origin} refused the harness's write of {collection}: "
+                               f"HTTP {answer.status_code} {answer.text[:200]}")
+        self._mutations += 1
+        record = answer.json()
+        seen = self._note(str(record["type"]), record, by=by, action="upload" if collection == "media" else "create",
+                          made=True)
+        if sha256 is not None:
+            seen.upload_sha256 = sha256
+        return seen.id
+
     def edit_post(self, post_id: int, *, by: str, title: str | None = None, excerpt: str | None = None,
                   status: str | None = None, content: str | None = None) -> bool:
         """A person's edit, made on the real site with the harness's credentials (not through the gate)."""
@@ -292,17 +329,18 @@ class UpstreamWordPress:
             self._note(str(body["type"]), body, by=label, action=action, request=request if created else None)
 
     def _note(self, type_: str, record: Mapping[str, Any], *, by: str | None, action: str,
-              request: Request | None = None) -> _Seen:
-        """The site's answer about one item; ``request``: the create (the upload) that made it in this run."""
+              request: Request | None = None, made: bool = False) -> _Seen:
+        """The site's answer about one item; ``request``: the create (the upload) that made it in this run
+        (``made``: one the harness made for the site's people)."""
         key = (type_, int(record["id"]))
         now = self._clock.now()
         seen = self._items.get(key)
         if seen is None:
             seen = self._items[key] = _Seen(key[1], type_, dict(record))
         seen.own = True
-        if request is not None and seen.created_at is None:  # made by this run: the only items it ever deletes
+        if (request is not None or made) and seen.created_at is None:  # made by this run: the only items it deletes
             seen.created_at, seen.created_by = now, by
-            if type_ == "attachment":
+            if type_ == "attachment" and request is not None:
                 from durable_harness.fakes.wordpress._intent import _upload_digest
 
                 seen.upload_sha256 = _upload_digest(request)

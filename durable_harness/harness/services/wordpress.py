@@ -177,6 +177,7 @@ def _build_real(ctx: ServiceContext, real: Upstream, password: str) -> BuiltServ
 
     site = UpstreamWordPress(ctx.clock, real, host=HOST, username=USERNAME, password=password,
                              job_ids=[job_id for job_id, _ in ctx.jobs], keep=keep_upstream())
+    _make_busy(ctx, site)  # type: ignore[arg-type]  # its people write on the real site
     url = f"http://{HOST}"
     endpoint = ServiceEndpoint(url=url, credentials={"username": USERNAME, "app_password": password}, variables={
         "WORDPRESS_URL": url, "WORDPRESS_USERNAME": USERNAME, "WORDPRESS_APP_PASSWORD": password})

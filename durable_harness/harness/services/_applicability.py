@@ -1,0 +1,59 @@
+"""Which scenarios run against a real service (``--service``), and why the others do not.
+
+A scenario that needs the fake's cooperation cannot mean against a real site what it says: how the
+site authenticates or looks posts up is the real site's own set-up, not the scenario's to choose
+(a busy site's content and its colleague's writes are made on the real site, with the harness's
+credentials, and deleted with the run's). A sweep forks the run at every request, which a real site cannot follow. Such a scenario
+is *not applicable*, said as such: the command line does not run it and names it with the reason;
+a run asked for it directly ends unjudged with the error kind ``not_applicable`` (never unknown,
+never a verdict on the candidate). Every fault kind acts at the gate (before the request is sent
+on, on the site's answer, on the connection), so none of them is fake-only.
+
+What it deliberately does not do: reach a service (``_upstream_wordpress`` does).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from durable_harness.harness.services._upstream import Upstream, upstreams
+
+__all__ = ["FAKE_ONLY_OPTIONS", "not_applicable", "split_applicable"]
+
+FAKE_ONLY_OPTIONS: Mapping[str, Mapping[str, str]] = {
+    "wordpress": {
+        "auth_mode": "a real site answers bad credentials as its plugins make it, not as a scenario chooses",
+        "operation_key_query": "whether a real site has the lookup plugin is its own set-up",
+    },
+}
+
+
+def not_applicable(scenario: Any, real: Mapping[str, Upstream] | None = None) -> str | None:
+    """Why ``scenario`` cannot run against the real services (by default, those asked for), or None."""
+    real = upstreams() if real is None else real
+    if not real:
+        return None
+    names = ", ".join(f"the real {name}" for name in sorted(real))
+    if getattr(scenario, "sweep", None):
+        return f"a sweep forks the run at every request, which {names} cannot follow"
+    for name in sorted(real):
+        options = (getattr(scenario, "services", None) or {}).get(name) or {}
+        for option, why in FAKE_ONLY_OPTIONS.get(name, {}).items():
+            if option in options:
+                return f"services.{name}.{option}: {why}"
+    return None
+
+
+def split_applicable(scenarios: Sequence[Any], environ: Mapping[str, str] = os.environ) -> tuple[list[Any], dict[str, str]]:
+    """The scenarios that apply, and the others by id with the reason."""
+    real = upstreams(environ)
+    applicable, others = [], {}
+    for scenario in scenarios:
+        why = not_applicable(scenario, real)
+        if why is None:
+            applicable.append(scenario)
+        else:
+            others[str(scenario.id)] = why
+    return applicable, others
