@@ -16,9 +16,15 @@ def listing(scenarios: Sequence[Scenario]) -> str:
     from durable_harness.harness.services import services
     from durable_harness.harness.workloads import workload_names
 
-    lines = ["scenarios:"]
+    from durable_harness.harness.services._applicability import not_applicable
+    from durable_harness.harness.services._upstream import REAL_SERVICES, Upstream
+
+    every_real = {name: Upstream(name, "http://real.invalid", "", "") for name in REAL_SERVICES}
+    lines = ["scenarios (real: whether it runs against a real " + " or ".join(REAL_SERVICES) + ", --service):"]
     for s in scenarios:
-        lines.append(f"  {s.id:34} {s.title}  [must catch: {', '.join(s.must_catch) or '-'}]")
+        why = not_applicable(s, every_real)
+        real = "real: yes" if why is None else f"real: no ({why})"
+        lines.append(f"  {s.id:34} {s.title}  [must catch: {', '.join(s.must_catch) or '-'}; {real}]")
     lines.append("candidates:")
     lines += [f"  {name:36} {describe_candidate(name)}" for name in candidate_names()]
     lines.append("workloads:\n  " + ", ".join(workload_names()))

@@ -97,9 +97,14 @@ def _job_id(doc: dict[str, Any], out: Path) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", APPLICABLE, ids=lambda s: s.id)
 def test_the_reference_passes_every_applicable_article_scenario(scenario: Any, real: tuple[str, str, str],
-                                                                tmp_path: Path) -> None:
+                                                                tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     doc = run_scenario(scenario, "reference", None, tmp_path)
-    assert doc["verdict"] == "pass" and doc["error"] is None, _failing(doc)
+    if doc["verdict"] != "pass" or doc["error"] is not None:  # the fake says pass (test_runs): a fidelity finding
+        with monkeypatch.context() as m:
+            m.delenv("DH_SERVICE_WORDPRESS")
+            fake = run_scenario(scenario, "reference", doc["seed"])
+        pytest.fail(f"fidelity finding: {scenario.id} is {fake['verdict']} against the fake and {doc['verdict']} "
+                    f"against the real WordPress\n{_failing(doc)}")
     job_id = _job_id(doc, tmp_path)
     assert job_id.startswith(scenario.workload.job_id + "-"), "the run's job id has no suffix of its own"
     assert _left_on_site(*real, job_id) == [], "the run left its posts on the site"

@@ -1,0 +1,170 @@
+"""The gate's service for a real WordPress, against a site played by an ``httpx.MockTransport``: what it
+forwards (credentials mapped), what it gives back (the site's address rewritten), what it keeps as
+ground truth, and what it deletes. The real site itself: ``tests/e2e/test_real_wordpress.py``."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from durable_harness.harness._clock import VirtualClock
+from durable_harness.harness.services._upstream import Upstream, upstream, upstreams
+from durable_harness.harness.services._upstream_wordpress import UpstreamWordPress
+from durable_harness.harness.cli import main
+from durable_harness.wire import Request
+
+SITE = "http://127.0.0.1:8089"
+MINTED = "abcd EFGH ijkl MNOP qrst UVWX"
+
+
+class Site:
+    """A few routes of WordPress, as the tests need them; every request it got is kept."""
+
+    def __init__(self) -> None:
+        self.got: list[httpx.Request] = []
+        self.posts: dict[int, dict[str, Any]] = {7: {"id": 7, "type": "post", "status": "publish",
+                                                     "content": {"raw": "someone else's"}}}
+        self.next_id = 100
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.got.append(request)
+        path = request.url.path
+        if request.method == "POST" and path == "/wp-json/wp/v2/posts":
+            body = json.loads(request.content)
+            self.next_id += 1
+            post = {"id": self.next_id, "type": "post", "status": body.get("status", "draft"),
+                    "content": {"raw": body.get("content", "")}, "meta": {"operation_key": "k"},
+                    "link": f"{SITE}/?p={self.next_id}"}
+            self.posts[self.next_id] = post
+            return httpx.Response(201, json=post, headers={"location": f"{SITE}/wp-json/wp/v2/posts/{self.next_id}"})
+        if path.startswith("/wp-json/wp/v2/posts/"):
+            post_id = int(path.rsplit("/", 1)[1])
+            if post_id not in self.posts:
+                return httpx.Response(404, json={"code": "rest_post_invalid_id"})
+            if request.method == "DELETE":
+                previous = self.posts.pop(post_id)
+                return httpx.Response(200, json={"deleted": True, "previous": previous})
+            if request.method == "POST":
+                self.posts[post_id] = {**self.posts[post_id], **json.loads(request.content)}
+            return httpx.Response(200, json=self.posts[post_id])
+        if path == "/wp-json/wp/v2/posts":
+            return httpx.Response(200, json=[])
+        return httpx.Response(404, json={"code": "rest_no_route"})
+
+
+def _basic(user: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def _service(site: Site, clock: VirtualClock | None = None, keep: bool = False) -> UpstreamWordPress:
+    return UpstreamWordPress(clock or VirtualClock(), Upstream("wordpress", SITE, "harness", "real secret"),
+                             host="wordpress.dh.test", username="editor", password=MINTED, job_ids=["job-x-1a2b3c"],
+                             keep=keep, transport=httpx.MockTransport(site))
+
+
+def _post(service: UpstreamWordPress, body: dict[str, Any], password: str = MINTED, path: str = "/wp-json/wp/v2/posts") -> Any:
+    return service.handle(Request.build("POST", path, headers={"authorization": _basic("editor", password),
+                                                                "content-type": "application/json"},
+                                        body=json.dumps(body).encode()))
+
+
+def test_the_minted_password_is_replaced_by_the_harnesss_and_a_revoked_one_by_a_wrong_one() -> None:
+    site = Site()
+    service = _service(site)
+    _post(service, {"content": "a"})
+    assert site.got[-1].headers["authorization"] == _basic("harness", "real secret")
+    service.revoke_app_password()
+    _post(service, {"content": "b"})
+    sent = base64.b64decode(site.got[-1].headers["authorization"][6:]).decode()
+    assert sent.startswith("harness:") and "real secret" not in sent
+    _post(service, {"content": "c"}, password="something else")
+    assert site.got[-1].headers["authorization"] == _basic("editor", "something else")
+    assert service.credential(Request.build("GET", "/wp-json/", headers={"authorization": _basic("editor", MINTED)})) \
+        == "editor/app-password#1 (revoked)"
+
+
+def test_the_sites_address_is_the_gates_in_what_the_candidate_reads() -> None:
+    service = _service(Site())
+    answer = _post(service, {"content": "a"})
+    assert SITE not in answer.body.decode() and "http:\\/\\/wordpress.dh.test\\/?p=101" in answer.body.decode() \
+        or "http://wordpress.dh.test/?p=101" in answer.body.decode()
+    assert answer.headers["location"] == "http://wordpress.dh.test/wp-json/wp/v2/posts/101"
+
+
+def test_ground_truth_is_what_the_site_made_when_the_gate_saw_it_and_only_that_is_deleted() -> None:
+    clock = VirtualClock()
+    site = Site()
+    service = _service(site, clock)
+    clock.sleep(5.0)
+    _post(service, {"content": "mine", "status": "draft"})
+    clock.sleep(2.0)
+    _post(service, {"status": "private"}, path="/wp-json/wp/v2/posts/7")  # someone else's post, changed by the run
+    truth = service.truth()
+    mine, theirs = sorted(truth["posts"], key=lambda p: -p["id"])
+    assert (mine["id"], mine["created_at"], mine["created_by"], mine["content"]) == (101, 5.0, "editor/app-password#1", "mine")
+    assert (theirs["id"], theirs["created_at"], theirs["updates"]) == (7, None, 1)
+    del site.posts[101]  # someone deleted it on the site: the reading at the end sees it
+    clock.sleep(1.0)
+    service.settle()
+    assert next(p for p in service.truth()["posts"] if p["id"] == 101)["deleted_at"] == 8.0
+    site.posts[101] = {"id": 101, "type": "post", "status": "draft", "content": {"raw": "mine"}}
+    service.close()
+    assert service.cleaned == ["posts/101"] and 7 in site.posts
+
+
+def test_a_kept_run_deletes_nothing() -> None:
+    site = Site()
+    service = _service(site, keep=True)
+    _post(service, {"content": "mine"})
+    service.close()
+    assert 101 in site.posts and service.cleaned == []
+
+
+def test_a_site_that_does_not_answer_is_a_502_to_the_candidate() -> None:
+    def down(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    service = UpstreamWordPress(VirtualClock(), Upstream("wordpress", SITE, "h", "s"), host="wordpress.dh.test",
+                                username="editor", password=MINTED, job_ids=[], transport=httpx.MockTransport(down))
+    answer = _post(service, {"content": "a"})
+    assert answer.status == 502 and json.loads(answer.body)["code"] == "upstream_unreachable"
+    assert service.mutations() == 0
+
+
+@pytest.mark.parametrize(("environ", "complaint"), [
+    ({"DH_SERVICE_WORDPRESS": "http://u:p@127.0.0.1:8089"}, "credentials do not go in the URL"),
+    ({"DH_SERVICE_WORDPRESS": "ftp://127.0.0.1"}, "is not a site address"),
+    ({"DH_SERVICE_WORDPRESS": "http://127.0.0.1:8089"}, "DH_WORDPRESS_USER and DH_WORDPRESS_APP_PASSWORD are not"),
+    ({"DH_SERVICE_WORDPRESS": "http://127.0.0.1:8089", "DH_WORDPRESS_USER": "u"}, "DH_WORDPRESS_APP_PASSWORD is not"),
+])
+def test_a_real_service_that_cannot_be_used_is_named_with_its_variable(environ: dict[str, str], complaint: str) -> None:
+    with pytest.raises(ValueError, match="DH_SERVICE_WORDPRESS") as err:
+        upstream("wordpress", environ)
+    assert complaint in str(err.value)
+
+
+def test_a_real_service_given_right_is_read_without_its_secret_in_its_repr() -> None:
+    real = upstreams({"DH_SERVICE_WORDPRESS": "http://127.0.0.1:8089/blog/", "DH_WORDPRESS_USER": "u",
+                      "DH_WORDPRESS_APP_PASSWORD": "ab cd"})["wordpress"]
+    assert (real.url, real.user, real.secret) == ("http://127.0.0.1:8089/blog", "u", "ab cd")
+    assert "ab cd" not in repr(real)
+
+
+@pytest.mark.parametrize(("argv", "complaint"), [
+    (["--service", "wordpress"], "give NAME=URL"),
+    (["--service", "openai=http://127.0.0.1:1"], "'openai' cannot be real"),
+    (["--service", "wordpress=http://u:p@127.0.0.1:8089"], "credentials do not go in the URL"),
+])
+def test_a_bad_service_option_is_bad_usage(argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.setenv("DH_WORDPRESS_USER", "u")
+    monkeypatch.setenv("DH_WORDPRESS_APP_PASSWORD", "p")
+    monkeypatch.setenv("DH_SERVICE_WORDPRESS", "")  # what the command line sets is undone after the test
+    monkeypatch.setenv("DH_KEEP_UPSTREAM", "")
+    assert main(["run", *argv, "--report", str(tmp_path / "r")]) == 3
+    err = capsys.readouterr().err
+    assert complaint in err and err.count("\n") == 1, err
