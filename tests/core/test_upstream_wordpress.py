@@ -168,3 +168,16 @@ def test_a_bad_service_option_is_bad_usage(argv: list[str], complaint: str, caps
     assert main(["run", *argv, "--report", str(tmp_path / "r")]) == 3
     err = capsys.readouterr().err
     assert complaint in err and err.count("\n") == 1, err
+
+
+def test_a_fault_kind_that_needs_the_fake_makes_its_scenario_not_applicable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from durable_harness.harness import load_scenario
+    from durable_harness.harness.faults import get_fault_kind
+    from durable_harness.harness.services._applicability import not_applicable
+    from tests.e2e._processes import REPO
+
+    scenario = load_scenario(REPO / "durable_harness" / "scenarios" / "lost-draft-response.yaml")
+    real = {"wordpress": Upstream("wordpress", SITE, "u", "p")}
+    assert not_applicable(scenario, real) is None and not_applicable(scenario, {}) is None
+    monkeypatch.setattr(get_fault_kind("lose_response"), "needs_fake", ("wordpress",))
+    assert not_applicable(scenario, real) == "the fault 'lose_response' acts through the wordpress fake, not at the gate"

@@ -48,6 +48,9 @@ class RequestFault:
     drivers: ClassVar[tuple[str, ...] | None] = None  # the drivers that can run it ("process", "python"; None: any)
     required_params: ClassVar[tuple[str, ...]] = ()  # parameters a scenario must give
     network: ClassVar[bool] = False  # acts on the network between a candidate process and the services
+    # The services whose fake it needs (it calls into the fake, not just the gate): a scenario with it is
+    # not applicable where such a service is real (``--service``). Every built-in kind acts at the gate.
+    needs_fake: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def param_problem(cls, params: Mapping[str, Any]) -> tuple[str, str] | None:

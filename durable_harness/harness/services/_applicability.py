@@ -6,8 +6,9 @@ site authenticates or looks posts up is the real site's own set-up, not the scen
 credentials, and deleted with the run's). A sweep forks the run at every request, which a real site cannot follow. Such a scenario
 is *not applicable*, said as such: the command line does not run it and names it with the reason;
 a run asked for it directly ends unjudged with the error kind ``not_applicable`` (never unknown,
-never a verdict on the candidate). Every fault kind acts at the gate (before the request is sent
-on, on the site's answer, on the connection), so none of them is fake-only.
+never a verdict on the candidate). A fault kind or an action that calls into a fake declares it
+(``needs_fake``); every built-in one acts at the gate (before the request is sent on, on the site's
+answer, on the connection) or through controls the real service has too, so none of them is.
 
 What it deliberately does not do: reach a service (``_upstream_wordpress`` does).
 """
@@ -38,6 +39,15 @@ def not_applicable(scenario: Any, real: Mapping[str, Upstream] | None = None) ->
     names = ", ".join(f"the real {name}" for name in sorted(real))
     if getattr(scenario, "sweep", None):
         return f"a sweep forks the run at every request, which {names} cannot follow"
+    from durable_harness.harness.actions import get_action_kind
+    from durable_harness.harness.faults import get_fault_kind
+
+    kinds = [("fault", f.kind, get_fault_kind(f.kind)) for f in getattr(scenario, "faults", ())]
+    kinds += [("action", a.kind, get_action_kind(a.kind)) for a in getattr(scenario, "actions", ())]
+    for what, name, kind in kinds:
+        needed = sorted(set(kind.needs_fake) & set(real))
+        if needed:
+            return f"the {what} {name!r} acts through the {needed[0]} fake, not at the gate"
     for name in sorted(real):
         options = (getattr(scenario, "services", None) or {}).get(name) or {}
         for option, why in FAKE_ONLY_OPTIONS.get(name, {}).items():
