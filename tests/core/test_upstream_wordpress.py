@@ -181,3 +181,18 @@ def test_a_fault_kind_that_needs_the_fake_makes_its_scenario_not_applicable(monk
     assert not_applicable(scenario, real) is None and not_applicable(scenario, {}) is None
     monkeypatch.setattr(get_fault_kind("lose_response"), "needs_fake", ("wordpress",))
     assert not_applicable(scenario, real) == "the fault 'lose_response' acts through the wordpress fake, not at the gate"
+
+
+def test_what_cannot_be_deleted_is_said_on_stderr(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    site = Site()
+    service = _service(site)
+    _post(service, {"content": "mine"})
+    answer = Site.__call__
+
+    def refuse(self: Site, request: httpx.Request) -> httpx.Response:
+        return httpx.Response(403, json={"code": "rest_cannot_delete"}) if request.method == "DELETE" else answer(self, request)
+
+    monkeypatch.setattr(Site, "__call__", refuse)
+    service.close()
+    err = capsys.readouterr().err
+    assert "could not delete posts/101 from the real wordpress at http://127.0.0.1:8089 (403)" in err

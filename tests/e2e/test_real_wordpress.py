@@ -22,7 +22,7 @@ import pytest
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
 from durable_harness.harness.services._applicability import not_applicable
 from durable_harness.harness.services._upstream import Upstream
-from tests.e2e._processes import REPO
+from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, wait_gone
 
 pytestmark = pytest.mark.e2e
 
@@ -154,3 +154,17 @@ def test_a_scenario_that_needs_the_fake_is_not_applicable_said_as_such(real: tup
     doc = run_scenario(scenario, "reference", None, tmp_path)
     assert doc["exit_code"] == 3 and doc["verdict"] != "fail", _failing(doc)
     assert doc["error"]["kind"] == "not_applicable" and "services.wordpress." in doc["error"]["message"]
+
+
+def test_the_reference_as_a_process_passes_against_the_real_site(real: tuple[str, str, str], tmp_path: Path) -> None:
+    """The loopback servers hand each request to the same gate: a process reaches the real site through it."""
+    mark = new_mark()
+    try:
+        doc = run_scenario(load_scenario(SCENARIOS / "lost-draft-response.yaml"), marked(REFERENCE, mark), None, tmp_path)
+    finally:
+        left = wait_gone(mark)
+        kill_marked(mark)
+    assert left == []
+    assert doc["verdict"] == "pass" and doc["error"] is None, _failing(doc)
+    assert any(kind == "post" for kind, _ in _made(tmp_path))
+    assert _left_on_site(*real, _job_id(doc, tmp_path)) == []
