@@ -208,14 +208,10 @@ class UpstreamWordPress:
                                    sha256=hashlib.sha256(data).hexdigest())
 
     def _person_writes(self, collection: str, send: dict[str, Any], *, by: str, sha256: str | None = None) -> int:
-        try:
-            answer = self._call("POST", f"/wp-json/wp/v2/{collection}", params={"context": "edit"}, **send)
-        except httpx.HTTPError as err:
-            raise HarnessError(f"the real WordPress at {self._origin} did not answer the harness's write of "
-                               f"{collection}: {type(err).__name__}") from err
+        answer = self._harness_call(f"write of {collection}", "POST", f"/wp-json/wp/v2/{collection}", (201,),
+                                    params={"context": "edit"}, **send)
         if answer.status_code != 201:
-            raise HarnessError(f"the real WordPress at {self._origin} refused the harness's write of {collection}: "
-                               f"HTTP {answer.status_code} {answer.text[:200]}")
+            raise HarnessError(f"the real WordPress at {self._origin} has no {collection} route (HTTP {answer.status_code})")
         self._mutations += 1
         record = answer.json()
         seen = self._note(str(record["type"]), record, by=by, action="upload" if collection == "media" else "create",
@@ -229,11 +225,10 @@ class UpstreamWordPress:
         """A person's edit, made on the real site with the harness's credentials (not through the gate)."""
         change = {k: v for k, v in {"title": title, "excerpt": excerpt, "status": status, "content": content}.items()
                   if v is not None}
-        answer = self._call("POST", f"/wp-json/wp/v2/posts/{post_id}", json=change, params={"context": "edit"})
-        if answer.status_code == 404:
+        answer = self._harness_call(f"edit of post {post_id}", "POST", f"/wp-json/wp/v2/posts/{post_id}", (200,),
+                                    json=change, params={"context": "edit"})
+        if answer.status_code != 200:
             return False
-        if answer.status_code >= 300:
-            raise HarnessError(f"the real WordPress refused the harness's edit of post {post_id}: HTTP {answer.status_code}")
         self._mutations += 1
         self._note("post", answer.json(), by=by, action="update")
         return True
@@ -391,32 +386,33 @@ class UpstreamWordPress:
     def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         return self._http.request(method, path, auth=self._admin, headers={"accept-encoding": "identity"}, **kwargs)
 
-    def _read(self, type_: str, item_id: int) -> dict[str, Any] | None:
+    def _harness_call(self, what: str, method: str, path: str, ok: tuple[int, ...], **kwargs: Any) -> httpx.Response:
+        """A request of the harness's own (``what`` it is, for the error): any answer but ``ok`` (and 404, which
+        the caller reads) is the harness's error, never the candidate's."""
         try:
-            answer = self._call("GET", f"/wp-json/wp/v2/{_TYPES.get(type_, 'posts')}/{item_id}", params={"context": "edit"})
+            answer = self._call(method, path, **kwargs)
         except httpx.HTTPError as err:
-            raise HarnessError(f"the real WordPress at {self._origin} did not answer the harness's read of "
-                               f"{type_} {item_id}: {type(err).__name__}") from err
-        if answer.status_code in (404, 410):
-            return None
+            raise HarnessError(f"the real WordPress at {self._origin} did not answer the harness's {what}: "
+                               f"{type(err).__name__}") from err
+        if answer.status_code not in ok and answer.status_code not in (404, 410):
+            raise HarnessError(f"the real WordPress at {self._origin} answered the harness's {what} with HTTP "
+                               f"{answer.status_code} {answer.text[:200]!r} (are DH_WORDPRESS_USER and "
+                               "DH_WORDPRESS_APP_PASSWORD an editor's?)")
+        return answer
+
+    def _read(self, type_: str, item_id: int) -> dict[str, Any] | None:
+        answer = self._harness_call(f"read of {type_} {item_id}", "GET",
+                                    f"/wp-json/wp/v2/{_TYPES.get(type_, 'posts')}/{item_id}", (200,),
+                                    params={"context": "edit"})
         if answer.status_code != 200:
-            raise HarnessError(f"the real WordPress at {self._origin} answered the harness's read of {type_} {item_id} "
-                               f"with HTTP {answer.status_code}: are DH_WORDPRESS_USER and DH_WORDPRESS_APP_PASSWORD "
-                               "an editor's?")
+            return None
         record = answer.json()
         return record if isinstance(record, dict) else None
 
     def _search(self, job_id: str) -> list[dict[str, Any]]:
-        try:
-            answer = self._call("GET", "/wp-json/wp/v2/posts", params={
-                "search": job_id, "status": "any", "context": "edit", "per_page": "100"})
-        except httpx.HTTPError as err:
-            raise HarnessError(f"the real WordPress at {self._origin} did not answer the harness's search for "
-                               f"{job_id!r}: {type(err).__name__}") from err
-        if answer.status_code != 200:
-            raise HarnessError(f"the real WordPress at {self._origin} answered the harness's search for {job_id!r} "
-                               f"with HTTP {answer.status_code}")
-        found = answer.json()
+        answer = self._harness_call(f"search for {job_id!r}", "GET", "/wp-json/wp/v2/posts", (200,), params={
+            "search": job_id, "status": "any", "context": "edit", "per_page": "100"})
+        found = answer.json() if answer.status_code == 200 else []
         marker = f"job={job_id} "
         return [r for r in found if isinstance(r, dict) and marker in _raw(r.get("content"))] \
             if isinstance(found, list) else []
