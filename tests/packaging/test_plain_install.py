@@ -4,9 +4,9 @@ The wheel is built from the working tree, installed without extras into a fresh 
 (no system site-packages, so the development environment's test extra cannot hide a missing
 dependency), and each sub-command runs once from a scratch folder, so the repository's sources are
 not on the path: ``list``, ``validate``, two shards of ``run``, ``render`` and ``merge`` of their
-reports, one point of ``sweep``, and ``explore`` against ``mutant:blind-retry``, which must find and
-shrink a failure (exit 1). A sub-command the command line gains later fails the test until it is
-added to the table.
+reports, one point of ``sweep``, ``explore`` (one shard of two) against ``mutant:blind-retry``, which
+must find and shrink a failure (exit 1), and ``explore merge`` of that shard, which says so. A
+sub-command the command line gains later fails the test until it is added to the table.
 
 One test walks the whole table in order: under pytest-xdist's work stealing the tests of one module
 may land on different workers, each of which would build and install a venv of its own. The venv
@@ -131,8 +131,10 @@ COMMANDS: list[tuple[str, list[str], int, str]] = [
     ("merge", ["shard-1", "shard-2", "--report", "merged"], 0,
      r"^merged 2 report folder\(s\): 2 of 2 scenarios ran for reference, 2 passed"),
     ("sweep", ["--point", "1:after", "--report", "sweep"], 0, r"1 of 1 points ran, 1 passed; exit 0"),
-    ("explore", ["--candidate", "mutant:blind-retry", "--budget", "5m", "--report", "explore"], 1,
+    ("explore", ["--candidate", "mutant:blind-retry", "--budget", "5m", "--shard", "1/2", "--report", "explore"], 1,
      r"^FOUND after [\d.]+ s: duplicate_(drafts|media): .+$"),
+    ("explore", ["merge", "explore", "--report", "explore-merged"], 1,
+     r"^FOUND by shard 1/2 after [\d.]+ s: duplicate_(drafts|media): .+$"),
 ]
 
 
