@@ -70,7 +70,9 @@ def add_explore_parser(sub: Any, handler: Any, seed_type: Any) -> None:
     exp.add_argument("--report", type=Path, default=Path("harness-report") / "explore", metavar="DIR",
                      help="where the search's database and exploration.json go (default: ./harness-report/explore)")
     exp.add_argument("--shard", default=None, metavar="K/N", help=_SHARD_HELP)
-    exp.set_defaults(func=handler, explore_command=None)
+    # What ``explore merge`` must not be given before ``merge``: the search's options (the shards say what the search was).
+    searched = {a.dest: a.default for a in exp._actions if a.option_strings and a.dest not in ("help", "report", "export")}
+    exp.set_defaults(func=handler, explore_command=None, search_defaults=searched)
     nested = exp.add_subparsers(dest="explore_command", required=False, metavar="merge", parser_class=type(exp),
                                 help="`explore merge DIR... --report OUT`: the folders of explore --shard K/N as one "
                                      "(see `explore merge -h`); without it, explore searches")
@@ -164,6 +166,12 @@ def cmd_explore_merge(args: argparse.Namespace, usage_error: type[Exception]) ->
     finding exported as a scenario file, and the commands that reproduce it."""
     from durable_harness.harness.explore._merge import MergeError, merge_explorations, shard_lines
     from durable_harness.harness.scenario import load_scenario
+
+    given = sorted(f"--{dest.replace('_', '-')}" for dest, default in getattr(args, "search_defaults", {}).items()
+                   if getattr(args, dest, default) != default)
+    if given:  # `explore --candidate X merge ...`: the merged search is the shards', whatever was given before merge
+        raise usage_error(f"explore merge takes the search from its shards; {', '.join(given)} before `merge` would be "
+                          "ignored: give only the folders, --report and --export")
 
     try:
         doc = merge_explorations(args.inputs, args.report)

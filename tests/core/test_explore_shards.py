@@ -165,3 +165,10 @@ def test_a_bad_shard_or_folder_is_a_usage_error(tmp_path: Path, capsys: pytest.C
     assert main(["explore", "merge", str(tmp_path / "nowhere"), "--report", str(tmp_path / "out")]) == 3
     err = capsys.readouterr().err
     assert "nowhere" in err and "has no exploration.json" in err
+
+
+def test_search_options_before_merge_are_a_usage_error_not_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explore", "--candidate", "mutant:blind-retry", "--seed", "3", "merge", str(tmp_path / "a"),
+                 "--report", str(tmp_path / "out")]) == 3
+    err = capsys.readouterr().err
+    assert "--candidate, --seed before `merge` would be ignored" in err and err.count("\n") == 1
