@@ -37,7 +37,6 @@ import json
 import secrets
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -46,6 +45,7 @@ import httpx
 from durable_harness.harness._clock import VirtualClock
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness.services._upstream import Upstream
+from durable_harness.harness.services._upstream_record import Seen, event, media_truth, post_truth, rank_math_of, raw
 from durable_harness.wire import Request, Response
 
 __all__ = ["UpstreamWordPress"]
@@ -57,41 +57,6 @@ _DROP_REQUEST = {"host", "content-length", "authorization", "connection", "accep
 _DROP_RESPONSE = {"content-length", "connection", "transfer-encoding", "content-encoding", "keep-alive"}
 _TYPES = {"post": "posts", "page": "pages", "attachment": "media"}
 _UNSEEN = "unknown (the gate never saw the site's answer)"
-
-
-@dataclass
-class _Seen:
-    """What the gate saw of one item of the site in this run."""
-
-    id: int
-    type: str
-    record: dict[str, Any]  # the site's last answer for it (context=edit)
-    own: bool = False  # created or changed in this run: part of the run's ground truth
-    created_at: float | None = None
-    created_by: str | None = None
-    upload_sha256: str | None = None
-    rank_math: dict[str, str] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    deleted_at: float | None = None
-
-    # -- what ``read_intent`` and ``item_record`` read of an item (``fakes.wordpress._records.Item``)
-    @property
-    def content(self) -> str:
-        return _raw(self.record.get("content"))
-
-    @property
-    def file(self) -> Any:
-        return _File(self.upload_sha256) if self.type == "attachment" and self.upload_sha256 else None
-
-    def meta_value(self, key: str) -> str:
-        meta = self.record.get("meta")
-        value = meta.get(key) if isinstance(meta, dict) else None
-        return value if isinstance(value, str) else ""
-
-
-@dataclass(frozen=True)
-class _File:
-    sha256: str
 
 
 class UpstreamWordPress:
@@ -115,7 +80,7 @@ class UpstreamWordPress:
         self._keep = keep
         self._http = httpx.Client(base_url=site.url, timeout=_TIMEOUT_S, transport=transport, follow_redirects=False)
         self._admin = httpx.BasicAuth(site.user, site.secret)
-        self._items: dict[tuple[str, int], _Seen] = {}
+        self._items: dict[tuple[str, int], Seen] = {}
         self._mutations = 0
         self._settled = False
         self.cleaned: list[str] = []  # what ``close`` deleted, as "posts/12"
@@ -161,14 +126,14 @@ class UpstreamWordPress:
         return read_intent(self, request, self.root)  # type: ignore[arg-type]  # ``get`` is all it reads
 
     # -- what read_intent asks of the site's state ---------------------------------------------
-    def get(self, item_id: int, type_: str = "post") -> _Seen | None:
+    def get(self, item_id: int, type_: str = "post") -> Seen | None:
         seen = self._items.get((type_, item_id))
         if seen is not None:
             return None if seen.deleted_at is not None else seen
         record = self._read(type_, item_id)
         if record is None:
             return None
-        seen = self._items[(type_, item_id)] = _Seen(item_id, type_, record)
+        seen = self._items[(type_, item_id)] = Seen(item_id, type_, record)
         return seen
 
     # -- the harness's controls ----------------------------------------------------------------
@@ -240,8 +205,8 @@ class UpstreamWordPress:
             "site_url": self._origin,
             "auth_mode": self.auth_mode,
             "real": True,
-            "posts": [self._post_truth(s) for s in own if s.type != "attachment"],
-            "media": [self._media_truth(s) for s in own if s.type == "attachment"],
+            "posts": [post_truth(s) for s in own if s.type != "attachment"],
+            "media": [media_truth(s, self._to_gate_text) for s in own if s.type == "attachment"],
             "app_passwords": [{"label": f"{self._username}/app-password#{n}", "revoked_at": at}
                               for n, at in sorted(self._passwords.values())],
             "mutations": self._mutations,
@@ -257,7 +222,7 @@ class UpstreamWordPress:
             for record in self._search(job_id):
                 key = (str(record.get("type") or "post"), int(record["id"]))
                 if key not in self._items or not self._items[key].own:
-                    self._items[key] = _Seen(key[1], key[0], record, own=True, created_at=now, created_by=_UNSEEN)
+                    self._items[key] = Seen(key[1], key[0], record, own=True, created_at=now, created_by=_UNSEEN)
         for seen in [s for s in self._items.values() if s.own and s.deleted_at is None]:
             again = self._read(seen.type, seen.id)
             if again is None:
@@ -265,9 +230,9 @@ class UpstreamWordPress:
                 seen.events.append({"at": now, "by": _UNSEEN, "action": "delete", "status": seen.record.get("status")})
             else:
                 if again.get("status") != seen.record.get("status"):
-                    seen.events.append(self._event(seen.type, again, _UNSEEN, "update", now))
+                    seen.events.append(event(seen.type, again, _UNSEEN, "update", now))
                 seen.record = again
-                seen.rank_math.update(_rank_math(again))
+                seen.rank_math.update(rank_math_of(again))
 
     def close(self) -> None:
         """Delete what the run created (unless kept), then close the connection to the site."""
@@ -313,7 +278,7 @@ class UpstreamWordPress:
             return
         path = request.path.removeprefix(self.root) if request.path.startswith(self.root) else (request.arg("rest_route") or "")
         if path.rstrip("/") == "/rankmath/v1/updateMeta":
-            self._note_rank_math(request, label)
+            self._note_seo(request, label)
             return
         if method == "DELETE" and isinstance(body, dict) and body.get("deleted") is True:
             previous = body.get("previous")
@@ -328,14 +293,14 @@ class UpstreamWordPress:
             self._note(str(body["type"]), body, by=label, action=action, request=request if created else None)
 
     def _note(self, type_: str, record: Mapping[str, Any], *, by: str | None, action: str,
-              request: Request | None = None, made: bool = False) -> _Seen:
+              request: Request | None = None, made: bool = False) -> Seen:
         """The site's answer about one item; ``request``: the create (the upload) that made it in this run
         (``made``: one the harness made for the site's people)."""
         key = (type_, int(record["id"]))
         now = self._clock.now()
         seen = self._items.get(key)
         if seen is None:
-            seen = self._items[key] = _Seen(key[1], type_, dict(record))
+            seen = self._items[key] = Seen(key[1], type_, dict(record))
         seen.own = True
         if (request is not None or made) and seen.created_at is None:  # made by this run: the only items it deletes
             seen.created_at, seen.created_by = now, by
@@ -344,18 +309,11 @@ class UpstreamWordPress:
 
                 seen.upload_sha256 = _upload_digest(request)
         seen.record = dict(record)
-        seen.rank_math.update(_rank_math(record))
-        seen.events.append(self._event(type_, record, by, action, now))
+        seen.rank_math.update(rank_math_of(record))
+        seen.events.append(event(type_, record, by, action, now))
         return seen
 
-    @staticmethod
-    def _event(type_: str, record: Mapping[str, Any], by: str | None, action: str, at: float) -> dict[str, Any]:
-        event: dict[str, Any] = {"at": at, "by": by, "action": action, "status": record.get("status")}
-        if type_ != "attachment":
-            event["content_sha256"] = hashlib.sha256(_raw(record.get("content")).encode("utf-8")).hexdigest()
-        return event
-
-    def _note_rank_math(self, request: Request, label: str | None) -> None:
+    def _note_seo(self, request: Request, label: str | None) -> None:
         from durable_harness.fakes.wordpress._errors import WPError
         from durable_harness.fakes.wordpress._params import request_params
 
@@ -414,43 +372,8 @@ class UpstreamWordPress:
             "search": job_id, "status": "any", "context": "edit", "per_page": "100"})
         found = answer.json() if answer.status_code == 200 else []
         marker = f"job={job_id} "
-        return [r for r in found if isinstance(r, dict) and marker in _raw(r.get("content"))] \
+        return [r for r in found if isinstance(r, dict) and marker in raw(r.get("content"))] \
             if isinstance(found, list) else []
-
-    def _post_truth(self, seen: _Seen) -> dict[str, Any]:
-        r = seen.record
-        published = next((e["at"] for e in seen.events if e.get("status") in ("publish", "future")), None)
-        trashed = next((e["at"] for e in seen.events if e.get("status") == "trash"), None)
-        changes = [e for e in seen.events if e.get("action") not in ("create", "upload")]
-        return {
-            "id": seen.id, "status": r.get("status"), "title": _raw(r.get("title")), "content": seen.content,
-            "excerpt": _raw(r.get("excerpt")), "slug": r.get("slug"), "date": r.get("date"),
-            "featured_media": r.get("featured_media"), "published_at": published, "trashed_at": trashed,
-            **self._lifecycle(seen, changes),
-        }
-
-    def _media_truth(self, seen: _Seen) -> dict[str, Any]:
-        r = seen.record
-        details: dict[str, Any] = r["media_details"] if isinstance(r.get("media_details"), dict) else {}
-        return {
-            "id": seen.id, "filename": str(details.get("file") or "").rpartition("/")[2],
-            "path": details.get("file"), "mime_type": r.get("mime_type"), "sha256": seen.upload_sha256,
-            "source_url": self._to_gate_text(str(r.get("source_url") or "")),
-            "title": _raw(r.get("title")), "alt_text": r.get("alt_text"), "caption": _raw(r.get("caption")),
-            "description": _raw(r.get("description")), "post": r.get("post") or None,
-            **self._lifecycle(seen, [e for e in seen.events if e.get("action") not in ("create", "upload")]),
-        }
-
-    @staticmethod
-    def _lifecycle(seen: _Seen, changes: list[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "meta": {"operation_key": seen.meta_value("operation_key")},
-            "rank_math": dict(sorted(seen.rank_math.items())),
-            "created_at": seen.created_at, "created_by": seen.created_by,
-            "updated_at": changes[-1]["at"] if changes else seen.created_at, "updates": len(changes),
-            "deleted": seen.deleted_at is not None, "deleted_at": seen.deleted_at,
-            "events": [dict(e) for e in seen.events],
-        }
 
     def _to_gate(self, body: bytes) -> bytes:
         gate = f"http://{self.host}"
@@ -473,20 +396,6 @@ def _origin(url: str) -> str:
 
 def _is_text(content_type: str) -> bool:
     return content_type.startswith(("application/json", "text/", "application/javascript"))
-
-
-def _raw(value: Any) -> str:
-    if isinstance(value, dict):
-        raw = value.get("raw", value.get("rendered"))
-        return raw if isinstance(raw, str) else ""
-    return value if isinstance(value, str) else ""
-
-
-def _rank_math(record: Mapping[str, Any]) -> dict[str, str]:
-    meta = record.get("meta")
-    if not isinstance(meta, dict):
-        return {}
-    return {str(k): str(v) for k, v in meta.items() if str(k).startswith("rank_math_") and v not in ("", None)}
 
 
 def _normalise(password: str) -> str:
