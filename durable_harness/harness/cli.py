@@ -117,9 +117,15 @@ def _services(given: Sequence[str], keep: bool) -> None:
             raise UsageError(f"--service {item!r}: {name!r} cannot be real (only {', '.join(REAL_SERVICES)})")
         os.environ[url_variable(name)] = url
         try:
-            upstream(name)
+            real = upstream(name)
         except ValueError as err:
             raise UsageError(f"--service {item!r}: {err}") from None
+        assert real is not None
+        from durable_harness.harness.services._upstream_preflight import wordpress_problems
+
+        problems = wordpress_problems(real)
+        if problems:  # said before anything runs, never a candidate's red
+            raise UsageError(f"--service {item!r}: the site cannot run the scenarios: {'; '.join(problems)}")
     if keep:
         os.environ[KEEP_ENV] = "1"
 

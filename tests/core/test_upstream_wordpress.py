@@ -196,3 +196,43 @@ def test_what_cannot_be_deleted_is_said_on_stderr(capsys: pytest.CaptureFixture[
     service.close()
     err = capsys.readouterr().err
     assert "could not delete posts/101 from the real wordpress at http://127.0.0.1:8089 (403)" in err
+
+
+def _bare_site(request: httpx.Request) -> httpx.Response:
+    """WordPress alone: no operation-key plugins, no Rank Math; a user who may only write drafts."""
+    if request.url.path == "/wp-json/":
+        return httpx.Response(200, json={"routes": {
+            "/wp/v2/posts": {"endpoints": [{"methods": ["GET"], "args": {"search": {}}}, {"methods": ["POST"], "args": {}}]},
+            "/wp/v2/media": {"endpoints": [{"methods": ["GET"], "args": {}}]}}})
+    if request.url.path == "/wp-json/wp/v2/users/me":
+        return httpx.Response(200, json={"id": 3, "slug": "writer", "capabilities": {"edit_posts": True}})
+    if request.method == "OPTIONS":
+        return httpx.Response(200, json={"schema": {"properties": {"meta": {"properties": {}}}}})
+    return httpx.Response(404, json={"code": "rest_no_route"})
+
+
+def test_a_site_without_what_the_scenarios_rely_on_is_named_before_anything_runs() -> None:
+    from durable_harness.harness.services._upstream_preflight import wordpress_problems
+
+    problems = wordpress_problems(Upstream("wordpress", SITE, "writer", "p"), transport=httpx.MockTransport(_bare_site))
+    assert problems == [
+        "the user 'writer' cannot upload_files, publish_posts, delete_posts (give it the editor role)",
+        "/wp/v2/posts cannot be looked up by ?operation_key= (the must-use plugins of .ci/real-wordpress.sh: "
+        "operation-key-query.php)",
+        "/wp/v2/media cannot be looked up by ?operation_key= (the must-use plugins of .ci/real-wordpress.sh: "
+        "operation-key-query.php)",
+        "there is no POST /rankmath/v1/updateMeta (Rank Math, or the stand-in of .ci/real-wordpress.sh: "
+        "rank-math-update-meta.php)",
+        "posts have no operation_key meta over REST (the must-use plugins of .ci/real-wordpress.sh: operation-key-meta.php)",
+        "media have no operation_key meta over REST (the must-use plugins of .ci/real-wordpress.sh: operation-key-meta.php)",
+    ]
+
+
+def test_a_site_that_does_not_answer_is_said_so(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Any) -> None:
+    monkeypatch.setenv("DH_WORDPRESS_USER", "u")
+    monkeypatch.setenv("DH_WORDPRESS_APP_PASSWORD", "p")
+    monkeypatch.setenv("DH_SERVICE_WORDPRESS", "")
+    assert main(["run", "--service", "wordpress=http://127.0.0.1:1", "--report", str(tmp_path / "r")]) == 3
+    err = capsys.readouterr().err
+    assert "the site cannot run the scenarios: it does not answer (ConnectError" in err and err.count("\n") == 1, err

@@ -171,9 +171,20 @@ def _build(ctx: ServiceContext) -> BuiltService:
                         classify=lambda request, route, role_of: classify(fake, request, route, role_of))
 
 
+_CHECKED: dict[tuple[str, str], list[str]] = {}  # (site, user) -> its problems, read once per process
+
+
 def _build_real(ctx: ServiceContext, real: Upstream, password: str) -> BuiltService:
+    from durable_harness.harness._errors import HarnessError
     from durable_harness.harness.candidate import ServiceEndpoint
+    from durable_harness.harness.services._upstream_preflight import wordpress_problems
     from durable_harness.harness.services._upstream_wordpress import UpstreamWordPress
+
+    key = (real.url, real.user)
+    if key not in _CHECKED:
+        _CHECKED[key] = wordpress_problems(real)
+    if _CHECKED[key]:
+        raise HarnessError(f"the real WordPress at {real.url} cannot run the scenarios: {'; '.join(_CHECKED[key])}")
 
     site = UpstreamWordPress(ctx.clock, real, host=HOST, username=USERNAME, password=password,
                              job_ids=[job_id for job_id, _ in ctx.jobs], keep=keep_upstream())

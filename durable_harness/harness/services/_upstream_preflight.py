@@ -1,0 +1,78 @@
+"""Before the first run against a real WordPress: can the scenarios mean there what they say?
+
+A site without what the article workload and the contract rely on would make a correct control
+plane fail for the site's reasons (a job whose SEO can never be set is "not done"), which is never
+the candidate's fault. So the site is read once, with the harness's credentials, before anything
+runs: its REST API answers at ``/wp-json``; the harness's user can write, upload, publish and delete
+posts; posts and media carry the ``operation_key`` meta and can be looked up by it (the must-use
+plugins of ``.ci/real-wordpress.sh``); Rank Math's ``POST /rankmath/v1/updateMeta`` is there. Every
+problem is named in one message, with what to install.
+
+What it deliberately does not do: change the site, or check what only a run can show.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from durable_harness.harness.services._upstream import Upstream
+
+__all__ = ["wordpress_problems"]
+
+_TIMEOUT_S = 30.0
+_CAPABILITIES = ("edit_posts", "upload_files", "publish_posts", "delete_posts")
+_PLUGINS = "the must-use plugins of .ci/real-wordpress.sh"
+
+
+def wordpress_problems(site: Upstream, transport: httpx.BaseTransport | None = None) -> list[str]:
+    """What the real site lacks, in words a person can act on; empty when it has everything."""
+    with httpx.Client(base_url=site.url, auth=(site.user, site.secret), timeout=_TIMEOUT_S, transport=transport,
+                      headers={"accept-encoding": "identity"}) as http:
+        try:
+            index = _json(http.get("/wp-json/"))
+        except httpx.HTTPError as err:
+            return [f"it does not answer ({type(err).__name__}: {err})"]
+        if not isinstance(index, dict) or not isinstance(index.get("routes"), dict):
+            return ["GET /wp-json/ is not its REST index (pretty permalinks are needed: /wp-json/ must answer)"]
+        problems = _user(http) + _routes(index["routes"])
+        for collection in ("posts", "media"):
+            schema = _json(http.request("OPTIONS", f"/wp-json/wp/v2/{collection}"))
+            meta = (((schema or {}).get("schema") or {}).get("properties") or {}).get("meta") or {}
+            if "operation_key" not in (meta.get("properties") or {}):
+                problems.append(f"{collection} have no operation_key meta over REST ({_PLUGINS}: operation-key-meta.php)")
+    return problems
+
+
+def _user(http: httpx.Client) -> list[str]:
+    me = _json(http.get("/wp-json/wp/v2/users/me", params={"context": "edit"}))
+    if not isinstance(me, dict) or "id" not in me:
+        return ["DH_WORDPRESS_USER and DH_WORDPRESS_APP_PASSWORD are refused (GET /wp-json/wp/v2/users/me did not "
+                "answer who they are)"]
+    capabilities: dict[str, Any] = me["capabilities"] if isinstance(me.get("capabilities"), dict) else {}
+    missing = [c for c in _CAPABILITIES if not capabilities.get(c)]
+    return [f"the user {me.get('slug') or me['id']!r} cannot {', '.join(missing)} (give it the editor role)"] if missing else []
+
+
+def _routes(routes: dict[str, Any]) -> list[str]:
+    problems = []
+    for collection in ("posts", "media"):
+        route = routes.get(f"/wp/v2/{collection}") or {}
+        args = next((e.get("args") or {} for e in route.get("endpoints") or () if "GET" in (e.get("methods") or ())), {})
+        if "operation_key" not in args:
+            problems.append(f"/wp/v2/{collection} cannot be looked up by ?operation_key= ({_PLUGINS}: "
+                            "operation-key-query.php)")
+    if "/rankmath/v1/updateMeta" not in routes:
+        problems.append("there is no POST /rankmath/v1/updateMeta (Rank Math, or the stand-in of .ci/real-wordpress.sh: "
+                        "rank-math-update-meta.php)")
+    return problems
+
+
+def _json(answer: httpx.Response) -> Any:
+    if answer.status_code != 200:
+        return None
+    try:
+        return answer.json()
+    except ValueError:
+        return None
