@@ -173,6 +173,11 @@ class ScenarioItem(pytest.Item):
         unrunnable = driver_problem(self.scenario, config.getoption("--dh-candidate"))
         if unrunnable is not None:  # a catalogue folder may hold scenarios for another driver
             pytest.skip(f"{self.scenario.id}: {unrunnable}")
+        from durable_harness.harness.services._applicability import not_applicable
+
+        needs_fake = not_applicable(self.scenario)
+        if needs_fake is not None:  # DH_SERVICE_<NAME>: a real service, which this scenario cannot mean
+            pytest.skip(f"{self.scenario.id}: not applicable against a real service: {needs_fake}")
         report = config.getoption("--dh-report")
         allure = config.pluginmanager.has_plugin("allure_listener")  # registered by allure-pytest for --alluredir
         if report:

@@ -168,3 +168,13 @@ def test_the_reference_as_a_process_passes_against_the_real_site(real: tuple[str
     assert doc["verdict"] == "pass" and doc["error"] is None, _failing(doc)
     assert any(kind == "post" for kind, _ in _made(tmp_path))
     assert _left_on_site(*real, _job_id(doc, tmp_path)) == []
+
+
+def test_the_pytest_plugin_skips_what_is_not_applicable_and_runs_the_rest(real: tuple[str, str, str],
+                                                                         pytester: pytest.Pytester) -> None:
+    for name in ("baseline.yaml", "busy-reconcile-past-first-page.yaml"):
+        (pytester.path / name).write_text((SCENARIOS / name).read_text())
+    result = pytester.runpytest("--dh-candidate=reference", "-p", "no:cacheprovider", "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*busy-reconcile-past-first-page: not applicable against a real service: "
+                                 "services.wordpress.operation_key_query*"])
