@@ -42,6 +42,12 @@ class ReportIndex:
         }
         self.write()
 
+    def real_services(self, real: dict[str, str], not_applicable: dict[str, str]) -> None:
+        """``--service``: which services were real (where), and the scenarios not run for it (why)."""
+        if real:
+            self.data.update(real_services=dict(real), not_applicable=dict(not_applicable))
+            self.write()
+
     def completed_one(self) -> None:
         self.data["completed"] += 1
         self.write()

@@ -372,6 +372,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     allure = _allure_dir(args.allure)
     index = ReportIndex(report, args.candidate, probe_candidate(args.candidate).digest, _command(), [s.id for s in scenarios],
                         shard.to_json() if shard else None)
+    from durable_harness.harness.services._upstream import upstreams
+
+    index.real_services({name: site.url for name, site in upstreams().items()}, not_applicable)
     docs: list[dict[str, Any]] = []
 
     def one(scenario: Any) -> dict[str, Any]:

@@ -81,6 +81,8 @@ def _header(runs: Sequence[Doc], index: Doc | None) -> dict[str, Any]:
         "started": index["started_at"] if index else None,
         "finished": index["finished_at"] if index else None,
         "command": index["command"] if index else None,
+        "real_services": sorted((index.get("real_services") or {}).items()) if index else [],
+        "not_applicable": sorted((index.get("not_applicable") or {}).items()) if index else [],
         "seeds": seeds(runs),
         "planned": len(index["scenarios"]) if index else None,
         "ran": len(runs),

@@ -104,6 +104,20 @@ def _header(runs: Sequence[Doc], index: Doc | None, missing: Sequence[str]) -> l
     lines.append("- Seeds: " + (", ".join(str(seed) for seed in seeds(runs)) or "none"))
     if index is not None:
         lines.append(f"- Command: {code(index['command'])}")
+        lines += _real_services(index)
+    return lines
+
+
+def _real_services(index: Doc) -> list[str]:
+    """``--service``: what was real, and what did not run for it."""
+    real = index.get("real_services") or {}
+    if not real:
+        return []
+    lines = ["- Real services: " + ", ".join(f"{text(name)} at {code(url)}" for name, url in sorted(real.items()))]
+    skipped = index.get("not_applicable") or {}
+    if skipped:
+        lines.append(f"- Not applicable against them ({len(skipped)}, not run): "
+                     + "; ".join(f"{code(sid)} ({text(why)})" for sid, why in sorted(skipped.items())))
     return lines
 
 

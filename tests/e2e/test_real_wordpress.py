@@ -178,3 +178,20 @@ def test_the_pytest_plugin_skips_what_is_not_applicable_and_runs_the_rest(real: 
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(["*busy-reconcile-past-first-page: not applicable against a real service: "
                                  "services.wordpress.operation_key_query*"])
+
+
+def test_the_report_says_what_was_real_and_what_did_not_run_for_it(real: tuple[str, str, str], tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from durable_harness.harness.cli import main
+
+    url = real[0]
+    code = main(["run", "-j", "1", "--service", f"wordpress={url}", "--scenario", str(SCENARIOS / "baseline.yaml"),
+                 "--scenario", str(SCENARIOS / "busy-reconcile-past-first-page.yaml"), "--report", str(tmp_path / "r")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "not applicable: busy-reconcile-past-first-page: services.wordpress.operation_key_query" in out
+    index = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert index["real_services"] == {"wordpress": url} and list(index["not_applicable"]) == ["busy-reconcile-past-first-page"]
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert f"- Real services: wordpress at `{url}`" in summary and "Not applicable against them (1, not run)" in summary
+    assert "Real services</dt>" in (tmp_path / "r" / "report.html").read_text()
