@@ -157,7 +157,22 @@ def _merged_index(indexes: Sequence[dict[str, Any]], command: str, missing: Sequ
         "scenarios": planned, "completed": sum(int(i["completed"]) for i in indexes),
         "partial": bool(missing) or any(i["partial"] for i in indexes), "interrupted_by": interrupted,
         "exit_code": None, "shard": None, **({"missing_shards": list(missing)} if missing else {}),
+        **_real_services(indexes),
     }
+
+
+def _real_services(indexes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``--service``: the shards ran against the same real services, or the merge would mix two worlds."""
+    seen = {json.dumps(i.get("real_services") or {}, sort_keys=True) for i in indexes}
+    if len(seen) > 1:
+        raise MergeError("the shards ran against different services (" + "; ".join(
+            ", ".join(f"{n} at {u}" for n, u in sorted(json.loads(s).items())) or "the fakes" for s in sorted(seen))
+            + "): merge the shards of one run")
+    real = indexes[0].get("real_services") or {}
+    if not real:
+        return {}
+    skipped = {sid: why for i in indexes for sid, why in (i.get("not_applicable") or {}).items()}
+    return {"real_services": dict(real), "not_applicable": skipped}
 
 
 def _instant(utc: str) -> datetime:

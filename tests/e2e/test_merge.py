@@ -117,3 +117,26 @@ def test_overlapping_shards_are_refused(shards: Path) -> None:
         assert run(again, "--shard", "1/2") in (0, 1)
     result = merge("shard-1", "again", "--report", "refused", cwd=shards)
     assert result.returncode == 3 and "is in both 'shard-1' and 'again'" in result.stderr, result.stderr
+
+
+def test_shards_against_different_services_are_refused_and_the_same_ones_carried(shards: Path, tmp_path: Path) -> None:
+    """One shard against a real WordPress and one against the fake (or another site) are two worlds."""
+    for k in (1, 2):
+        shutil.copytree(shards / f"shard-{k}", tmp_path / f"shard-{k}")
+
+    def set_real(k: int, real: dict[str, str], skipped: dict[str, str]) -> None:
+        index_path = tmp_path / f"shard-{k}" / "report.json"
+        index = json.loads(index_path.read_text())
+        index.update(real_services=real, not_applicable=skipped)
+        index_path.write_text(json.dumps(index))
+
+    set_real(1, {"wordpress": "http://127.0.0.1:8089"}, {"busy-x": "services.wordpress.auth_mode: why"})
+    result = merge("shard-1", "shard-2", "--report", "merged", cwd=tmp_path)
+    assert result.returncode == 3 and "the shards ran against different services (wordpress at " \
+        "http://127.0.0.1:8089; the fakes)" in result.stderr, result.stderr
+    set_real(2, {"wordpress": "http://127.0.0.1:8089"}, {})
+    result = merge("shard-1", "shard-2", "--report", "merged", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    index = json.loads((tmp_path / "merged" / "report.json").read_text())
+    assert index["real_services"] == {"wordpress": "http://127.0.0.1:8089"} and list(index["not_applicable"]) == ["busy-x"]
+    assert "- Real services: wordpress at `http://127.0.0.1:8089`" in (tmp_path / "merged" / "summary.md").read_text()
