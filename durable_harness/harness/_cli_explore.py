@@ -105,6 +105,11 @@ def cmd_explore(args: argparse.Namespace, usage_error: type[Exception]) -> int:
         check_settings()
     except ValueError as err:
         raise usage_error(str(err)) from None
+    from durable_harness.harness.services._upstream import upstreams
+
+    if upstreams():  # its plans fork crash points as sweeps do, and it runs thousands of them
+        raise usage_error(f"explore cannot search against a real service ({', '.join(sorted(upstreams()))}): its plans "
+                          "fork the run at crash points, which a real site cannot follow; explore against the fakes")
     if args.workload not in workload_names():
         raise usage_error(f"--workload {args.workload!r} is not a workload; known: {', '.join(workload_names())}")
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] if args.kinds else None

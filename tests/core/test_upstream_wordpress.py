@@ -236,3 +236,13 @@ def test_a_site_that_does_not_answer_is_said_so(capsys: pytest.CaptureFixture[st
     assert main(["run", "--service", "wordpress=http://127.0.0.1:1", "--report", str(tmp_path / "r")]) == 3
     err = capsys.readouterr().err
     assert "the site cannot run the scenarios: it does not answer (ConnectError" in err and err.count("\n") == 1, err
+
+
+def test_explore_and_sweep_refuse_a_real_service(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DH_SERVICE_WORDPRESS", SITE)
+    monkeypatch.setenv("DH_WORDPRESS_USER", "u")
+    monkeypatch.setenv("DH_WORDPRESS_APP_PASSWORD", "p")
+    assert main(["explore", "--budget", "1"]) == 3
+    assert "explore cannot search against a real service (wordpress)" in capsys.readouterr().err
+    assert main(["sweep", "--point", "1:after"]) == 3
+    assert "a sweep cannot run against a real service (wordpress)" in capsys.readouterr().err
