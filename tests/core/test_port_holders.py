@@ -73,3 +73,41 @@ def test_a_socket_that_only_connects_is_not_a_listener(listener: object) -> None
     with socket.create_connection(("127.0.0.1", port)):
         time.sleep(0.05)
         assert _ports._listening_inodes(port) and len(_ports._listening_inodes(port)) == 1
+
+
+_HOLD = ("import fcntl, sys, time; h = open(sys.argv[1], 'a'); fcntl.flock(h, fcntl.LOCK_EX); print('held', flush=True); "
+         "time.sleep(60)")
+
+
+def test_a_port_another_harness_holds_is_not_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Harnesses side by side: the one that drew a port first holds it; the other draws another."""
+    first = _ports.listen_port()
+    _ports.release(first)
+    _ports._lease_dir().mkdir(mode=0o700, exist_ok=True)
+    other = subprocess.Popen([sys.executable, "-c", _HOLD, str(_ports._lease_dir() / f"{first}.lock")],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "held"
+        draws = iter([first, first + 1, first + 2, first + 3])
+        monkeypatch.setattr(_ports._draw, "randrange", lambda *_: next(draws))
+        named = _ports.listen_port()
+        assert named != first
+        _ports.release(named)
+    finally:
+        other.kill()
+        other.wait()
+        if other.stdout is not None:
+            other.stdout.close()
+    assert _ports._lease(first), "the port was not free again once the other harness was gone"
+    _ports.release(first)
+
+
+def test_a_port_this_process_holds_is_not_named_twice() -> None:
+    port = _ports.listen_port()
+    try:
+        assert not _ports._lease(port)
+    finally:
+        _ports.release(port)
+    assert _ports._lease(port)
+    _ports.release(port)
+    _ports.release(port)  # a port not held: nothing

@@ -8,6 +8,11 @@ connection and every ``bind(0)`` on the machine draws from as well (several harn
 side, a test suite on every core, the fakes' own loopback servers): under load, one in a few
 hundred starts lost its port that way, and the candidate died with "address already in use".
 
+Harnesses side by side on one machine (pytest workers, ``run -j``, two CI jobs) also keep out of
+each other's way: a port is named only once the harness holds a lock on it (an ``flock`` on a file
+named for it in a folder of the user's, released when its candidate moves to another port or the
+run ends, or by the kernel when the harness dies), and a port another harness holds is not drawn.
+
 So the port is drawn below the ephemeral range, where the kernel never hands one out on its own
 (only a process that names it could take it), from the operating system's entropy (it is not part
 of the simulated world: no history holds it), and tried before it is named. When a candidate
@@ -29,9 +34,11 @@ from __future__ import annotations
 import os
 import random
 import socket
+import tempfile
 from pathlib import Path
+from typing import IO
 
-__all__ = ["START_VARIABLE", "held_by_another", "listen_port", "lost", "start_id"]
+__all__ = ["START_VARIABLE", "held_by_another", "listen_port", "lost", "release", "start_id"]
 
 _HOST = "127.0.0.1"
 _LOWEST = 20000  # below it, well-known services of a machine may listen
@@ -40,6 +47,39 @@ _DEFAULT_EPHEMERAL = 32768  # Linux's default start of the ephemeral range
 _TRIES = 64
 _draw = random.SystemRandom()  # no seed: which free port a candidate gets is not part of a run
 START_VARIABLE = "HARNESS_START_ID"
+_LEASES: dict[int, IO[str]] = {}  # the ports this process holds, by port: their lock files, open
+
+
+def _lease_dir() -> Path:
+    return Path(tempfile.gettempdir()) / f"durable-harness-ports-{os.getuid()}"
+
+
+def _lease(port: int) -> bool:
+    """Hold ``port`` against the other harnesses of this machine; False when one of them holds it."""
+    import fcntl
+
+    if port in _LEASES:
+        return False
+    try:
+        folder = _lease_dir()
+        folder.mkdir(mode=0o700, exist_ok=True)
+        handle = open(folder / f"{port}.lock", "a", encoding="utf-8")
+    except OSError:  # no folder to hold it in: the port as drawn (the look after the start still holds)
+        return True
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return False
+    _LEASES[port] = handle
+    return True
+
+
+def release(port: int) -> None:
+    """Let the other harnesses have ``port`` again (a no-op for a port this process does not hold)."""
+    handle = _LEASES.pop(port, None)
+    if handle is not None:
+        handle.close()
 _PROC = Path("/proc")
 _LISTEN = "0A"  # the TCP state LISTEN in /proc/net/tcp
 
@@ -66,7 +106,7 @@ def listen_port() -> int:
     if top - _LOWEST >= 1000:
         for _ in range(_TRIES):
             port = _draw.randrange(_LOWEST, top)
-            if _free(port):
+            if _free(port) and _lease(port):
                 return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:  # no room below: the kernel's choice
         sock.bind((_HOST, 0))

@@ -50,7 +50,7 @@ from durable_harness.harness._supervisor import Child, SpawnError, spawn
 from durable_harness.harness.candidate._claims import RefusedReport, ReportSampler
 from durable_harness.harness.candidate._command import CandidateCommand
 from durable_harness.harness.candidate._environ import candidate_environ
-from durable_harness.harness.drivers._ports import START_VARIABLE, held_by_another, listen_port, lost, start_id
+from durable_harness.harness.drivers._ports import START_VARIABLE, held_by_another, listen_port, lost, release, start_id
 from durable_harness.harness.drivers._process_env import STARTUP_ENV, log_secrets, offers_clock, served_at, startup_timeout_s
 from durable_harness.harness.candidate._driver import CandidateFailed
 from durable_harness.harness.candidate._protocol import CandidateCrashed, CandidateEnv, CandidateRunaway
@@ -168,6 +168,7 @@ class ProcessDriver:
         env = self._world.env(self.worker_id)
         if not self._secrets:
             self._secrets = log_secrets(self._world.secrets, env)
+        release(self._port)  # its last start's port, if it had one: the other harnesses may have it again
         self._port, self._start_id = listen_port(), start_id()
         if self.solo or self._starts == 0:  # the run's time stands still until it is up again, as a restart
             self._clock.pause()             # in-process takes none (with several workers, the others work on)
@@ -321,6 +322,7 @@ class ProcessDriver:
     def close(self) -> None:
         """Kill the candidate, end the run's time, close what the world served: on every way out of a run."""
         self._kill()
+        release(self._port)
         self._clock.stop()
         if self._served is not None:
             self._served.close()
