@@ -113,3 +113,15 @@ def until_reached(run: Callable[[float], dict[str, Any]], monkeypatch: Any) -> d
         if not any(f["status"] == "not_reached" for f in doc["faults"]):
             return doc
     return doc
+
+
+def story(out: Path) -> str:
+    """What a failing process run did, for whoever reads the failure: the candidate's last lines and
+    the last entries of the history (the run's real time cannot be replayed)."""
+    lines = []
+    for log in sorted(out.glob("candidate-*.log")):
+        lines += [f"--- {log.name} (last lines)", *log.read_text(errors="replace").splitlines()[-25:]]
+    history = out / "history.jsonl"
+    if history.exists():
+        lines += ["--- history.jsonl (last entries)", *(line[:300] for line in history.read_text().splitlines()[-40:])]
+    return "\n" + "\n".join(lines)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from durable_harness.harness import load_scenarios, run_scenario
 from durable_harness.harness._run import run_once
 from durable_harness.harness._sweep import POINTS, SweepPoint, run_point
 from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
-from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, wait_gone
+from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, story, wait_gone
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -30,10 +31,10 @@ pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest 
 CATALOGUE = [s for s in load_scenarios([REPO / "durable_harness" / "scenarios"]) if s.workers == 1]
 
 
-def as_process(command: str, scenario: Any) -> dict[str, Any]:
+def as_process(command: str, scenario: Any, out: Path | None = None) -> dict[str, Any]:
     mark = new_mark()
     try:
-        return run_scenario(scenario, marked(command, mark))
+        return run_scenario(scenario, marked(command, mark), None, out)
     finally:
         left = wait_gone(mark)
         kill_marked(mark)
@@ -45,12 +46,13 @@ SWEEP_PARTS = 4
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", [s for s in CATALOGUE if not s.sweep], ids=lambda s: s.id)
-def test_the_reference_as_a_process_passes_as_in_process(scenario: Any) -> None:
+def test_the_reference_as_a_process_passes_as_in_process(scenario: Any, tmp_path: Path) -> None:
     """In-process the reference passes every scenario (``test_runs`` asserts it, scenario by scenario):
-    so does it as a process, with no error of the harness."""
-    doc = as_process(REFERENCE, scenario)
+    so does it as a process, with no error of the harness. A failure carries the run's story (real
+    time cannot be replayed)."""
+    doc = as_process(REFERENCE, scenario, tmp_path)
     failing = [(c["name"], c["because"]) for c in doc["checkers"] if c["verdict"] != "pass"]
-    assert (doc["verdict"], doc["error"]) == ("pass", None), f"{failing}\n{doc['reproduce']}"
+    assert (doc["verdict"], doc["error"]) == ("pass", None), f"{failing}\n{doc['reproduce']}{story(tmp_path)}"
 
 
 @pytest.mark.slow

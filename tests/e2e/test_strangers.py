@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
-from tests.e2e._processes import REPO, kill_marked, marked, new_mark, wait_gone
+from tests.e2e._processes import REPO, kill_marked, marked, new_mark, story, wait_gone
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -124,19 +124,7 @@ def test_every_design_passes_as_a_process(name: str, command: str, environ: dict
                                           monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _needs(name)
     doc = _as_process(command, load_scenario(SCENARIOS / f"{scenario_id}.yaml"), environ, monkeypatch, tmp_path)
-    assert doc["verdict"] == "pass", _failing(doc) + _story(tmp_path)
-
-
-def _story(out: Path) -> str:
-    """What a failing process run did, for whoever reads the failure: the candidate's last lines and
-    the last entries of the history (the run's real time cannot be replayed)."""
-    lines = []
-    for log in sorted(out.glob("candidate-*.log")):
-        lines += [f"--- {log.name} (last lines)", *log.read_text(errors="replace").splitlines()[-25:]]
-    history = out / "history.jsonl"
-    if history.exists():
-        lines += ["--- history.jsonl (last entries)", *(line[:300] for line in history.read_text().splitlines()[-40:])]
-    return "\n" + "\n".join(lines)
+    assert doc["verdict"] == "pass", _failing(doc) + story(tmp_path)
 
 
 @pytest.mark.slow
