@@ -121,9 +121,9 @@ def _services(given: Sequence[str], keep: bool) -> None:
         except ValueError as err:
             raise UsageError(f"--service {item!r}: {err}") from None
         assert real is not None
-        from durable_harness.harness.services._upstream_preflight import wordpress_problems
+        from durable_harness.harness.services._upstream_preflight import checked_problems
 
-        problems = wordpress_problems(real)
+        problems = checked_problems(real)
         if problems:  # said before anything runs, never a candidate's red
             raise UsageError(f"--service {item!r}: the site cannot run the scenarios: {'; '.join(problems)}")
     if keep:

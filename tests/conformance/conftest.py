@@ -81,6 +81,8 @@ def site(request: pytest.FixtureRequest) -> Iterator[Site]:
     else:
         url = os.environ.get(ENV)
         if not url:
+            if os.environ.get("DH_REQUIRE_REAL_WORDPRESS") == "1":  # CI: the real site is required, never skipped
+                pytest.fail(f"{ENV} is not set but DH_REQUIRE_REAL_WORDPRESS=1: {SKIP_REASON}")
             pytest.skip(SKIP_REASON)
         made = _real_site(url)
     yield made

@@ -15,7 +15,8 @@ import pytest
 
 from durable_harness.harness.drivers import _ports
 
-pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads /proc/net/tcp (Linux)")
+# The look at who holds a port reads /proc (Linux); the locks between harnesses need no /proc.
+needs_proc = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads /proc/net/tcp (Linux)")
 
 _LISTEN = "import socket, sys, time; s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(1); " \
           "print('up', flush=True); time.sleep(60)"
@@ -42,10 +43,12 @@ def listener() -> Iterator[object]:
             child.stdout.close()
 
 
+@needs_proc
 def test_a_port_nobody_listens_on_is_held_by_nobody() -> None:
     assert _ports.held_by_another(_ports.listen_port(), "mine") is None
 
 
+@needs_proc
 def test_a_process_another_harness_started_is_named(listener: object) -> None:
     port = _ports.listen_port()
     child = listener(port, "theirs")  # type: ignore[operator]
@@ -53,6 +56,7 @@ def test_a_process_another_harness_started_is_named(listener: object) -> None:
     assert _ports.held_by_another(port, "mine", first=os.getpid()) == child.pid
 
 
+@needs_proc
 def test_a_process_of_this_start_is_not_another(listener: object) -> None:
     port = _ports.listen_port()
     child = listener(port, "mine")  # type: ignore[operator]
@@ -60,6 +64,7 @@ def test_a_process_of_this_start_is_not_another(listener: object) -> None:
     assert _ports.held_by_another(port, "mine", first=child.pid) is None
 
 
+@needs_proc
 def test_a_process_no_harness_started_is_not_named(listener: object) -> None:
     """A holder without a start id (a service of the machine, a container's proxy): the answer stands."""
     port = _ports.listen_port()
@@ -67,6 +72,7 @@ def test_a_process_no_harness_started_is_not_named(listener: object) -> None:
     assert _ports.held_by_another(port, "mine") is None
 
 
+@needs_proc
 def test_a_socket_that_only_connects_is_not_a_listener(listener: object) -> None:
     port = _ports.listen_port()
     listener(port, "mine")  # type: ignore[operator]

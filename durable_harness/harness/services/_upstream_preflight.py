@@ -19,11 +19,23 @@ import httpx
 
 from durable_harness.harness.services._upstream import Upstream
 
-__all__ = ["wordpress_problems"]
+__all__ = ["checked_problems", "wordpress_problems"]
 
 _TIMEOUT_S = 30.0
 _CAPABILITIES = ("edit_posts", "upload_files", "publish_posts", "delete_posts")
 _PLUGINS = "the must-use plugins of .ci/real-wordpress.sh"
+
+
+_CHECKED: dict[tuple[str, str], list[str]] = {}  # (site, user) -> its problems: read once per process
+
+
+def checked_problems(site: Upstream) -> list[str]:
+    """``wordpress_problems``, read once per process for each site and user (the command line's check
+    and every run's build ask the same)."""
+    key = (site.url, site.user)
+    if key not in _CHECKED:
+        _CHECKED[key] = wordpress_problems(site)
+    return _CHECKED[key]
 
 
 def wordpress_problems(site: Upstream, transport: httpx.BaseTransport | None = None) -> list[str]:

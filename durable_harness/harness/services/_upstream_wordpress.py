@@ -34,7 +34,8 @@ import binascii
 import datetime as _dt
 import hashlib
 import json
-import secrets
+import email.utils
+import random
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -68,7 +69,8 @@ class UpstreamWordPress:
     real = True
 
     def __init__(self, clock: VirtualClock, site: Upstream, *, host: str, username: str, password: str,
-                 job_ids: Iterable[str], keep: bool = False, transport: httpx.BaseTransport | None = None) -> None:
+                 job_ids: Iterable[str], keep: bool = False, transport: httpx.BaseTransport | None = None,
+                 rng: random.Random | None = None) -> None:
         self.host = host
         self.auth_mode = "site"
         self._clock = clock
@@ -78,6 +80,8 @@ class UpstreamWordPress:
         self._username = username
         self._passwords: dict[str, tuple[int, float | None]] = {_normalise(password): (1, None)}  # secret -> (number, revoked_at)
         self._job_ids = tuple(sorted(set(job_ids)))
+        self._offset: _dt.timedelta | None = None  # the site's time less the run's (``_site_offset``)
+        self._rng = rng or random.Random(0)  # the passwords it issues (the run's seed, as the fake's)
         self._keep = keep
         self._http = httpx.Client(base_url=site.url, timeout=_TIMEOUT_S, transport=transport, follow_redirects=False)
         self._admin = httpx.BasicAuth(site.user, site.secret)
@@ -150,7 +154,7 @@ class UpstreamWordPress:
     def issue_app_password(self) -> str:
         number = len(self._passwords) + 1
         alphabet = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-        password = " ".join("".join(secrets.choice(alphabet) for _ in range(4)) for _ in range(6))
+        password = " ".join("".join(self._rng.choice(alphabet) for _ in range(4)) for _ in range(6))
         self._passwords[_normalise(password)] = (number, None)
         return password
 
@@ -159,8 +163,8 @@ class UpstreamWordPress:
     def write_post(self, *, title: str, content: str, status: str, by: str, author: int, excerpt: str = "",
                    date: _dt.datetime | None = None, operation_key: str | None = None) -> int:
         body: dict[str, Any] = {"title": title, "content": content, "excerpt": excerpt, "status": status}
-        if date is not None:  # as far from now as the scenario put it from the run's now
-            body["date_gmt"] = (_dt.datetime.now(_dt.timezone.utc) + (date - self._clock.datetime())).strftime("%Y-%m-%dT%H:%M:%S")
+        if date is not None:  # as far from the site's now (its own clock) as the scenario put it from the run's
+            body["date_gmt"] = (date + self._site_offset()).strftime("%Y-%m-%dT%H:%M:%S")
         if operation_key is not None:
             body["meta"] = {"operation_key": operation_key}
         return self._person_writes("posts", {"json": body}, by=by)
@@ -341,6 +345,19 @@ class UpstreamWordPress:
                     seen.rank_math[str(key)] = str(value)
         seen.events.append({"at": self._clock.now(), "by": label, "action": "seo", "status": seen.record.get("status"),
                             "content_sha256": hashlib.sha256(seen.content.encode("utf-8")).hexdigest()})
+
+    def _site_offset(self) -> _dt.timedelta:
+        """The site's own time (its HTTP ``Date``, read once) less the run's: what ``earlier`` and ``later``
+        mean on the site."""
+        if self._offset is None:
+            answer = self._harness_call("read of its time", "HEAD", "/wp-json/", (200,))
+            try:
+                site_now = email.utils.parsedate_to_datetime(answer.headers["date"])
+            except (KeyError, TypeError, ValueError):
+                raise HarnessError(f"the real WordPress at {self._origin} says no Date: a busy site's dates are "
+                                   "set from the site's own time") from None
+            self._offset = site_now - self._clock.datetime()
+        return self._offset
 
     def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         return self._http.request(method, path, auth=self._admin, headers={"accept-encoding": "identity"}, **kwargs)

@@ -171,23 +171,19 @@ def _build(ctx: ServiceContext) -> BuiltService:
                         classify=lambda request, route, role_of: classify(fake, request, route, role_of))
 
 
-_CHECKED: dict[tuple[str, str], list[str]] = {}  # (site, user) -> its problems, read once per process
-
-
 def _build_real(ctx: ServiceContext, real: Upstream, password: str) -> BuiltService:
     from durable_harness.harness._errors import HarnessError
     from durable_harness.harness.candidate import ServiceEndpoint
-    from durable_harness.harness.services._upstream_preflight import wordpress_problems
+    from durable_harness.harness.services._upstream_preflight import checked_problems
     from durable_harness.harness.services._upstream_wordpress import UpstreamWordPress
 
-    key = (real.url, real.user)
-    if key not in _CHECKED:
-        _CHECKED[key] = wordpress_problems(real)
-    if _CHECKED[key]:
-        raise HarnessError(f"the real WordPress at {real.url} cannot run the scenarios: {'; '.join(_CHECKED[key])}")
+    problems = checked_problems(real)
+    if problems:
+        raise HarnessError(f"the real WordPress at {real.url} cannot run the scenarios: {'; '.join(problems)}")
 
     site = UpstreamWordPress(ctx.clock, real, host=HOST, username=USERNAME, password=password,
-                             job_ids=[job_id for job_id, _ in ctx.jobs], keep=keep_upstream())
+                             job_ids=[job_id for job_id, _ in ctx.jobs], keep=keep_upstream(),
+                             rng=component_random(ctx.seed, "world.secrets.wordpress.issued"))
     _make_busy(ctx, site)  # type: ignore[arg-type]  # its people write on the real site
     url = f"http://{HOST}"
     endpoint = ServiceEndpoint(url=url, credentials={"username": USERNAME, "app_password": password}, variables={
