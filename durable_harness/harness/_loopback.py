@@ -48,7 +48,7 @@ import uvicorn
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._gate import Gate
 from durable_harness.harness._idleness import CLOCK_HOST, Idleness
-from durable_harness.harness._realtime import ClockStopped, RealBound, RealTimeClock
+from durable_harness.harness._realtime import CallTimeout, ClockStopped, RealBound, RealTimeClock
 from durable_harness.harness.candidate._protocol import CandidateCrashed
 
 __all__ = ["LoopbackServers"]
@@ -57,6 +57,8 @@ HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 10.0
 MAX_THREADS = 64
+ARRIVAL_TURNS = 10  # turns of the event loop that bring a request already on a socket to its handler
+ARRIVAL_BOUND_S = 5.0  # real seconds that waiting for what has arrived may take
 _LOG_CONFIG: dict[str, Any] = {  # uvicorn's own complaints about dropped connections are the point, not news
     "version": 1, "disable_existing_loggers": False,
     "handlers": {"null": {"class": "logging.NullHandler"}},
@@ -102,6 +104,9 @@ class LoopbackServers:
         self._servers: list[uvicorn.Server] = []
         self._thread: threading.Thread | None = None
         self._busy = 0  # dispatches and stream reads in progress (under the lock)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._arriving = 0  # requests read off a socket that the gate has not taken yet
+        self._arriving_guard = threading.Lock()  # the event loop counts them up without the world
         self.dispatching = 0  # requests in progress: the candidate waits for an answer
         self.bases: dict[str, str] = {}
         self.idleness = Idleness(clock)
@@ -136,6 +141,7 @@ class LoopbackServers:
     def _run(self, sockets: list[socket.socket]) -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
+        self._loop = loop
         try:
             loop.run_until_complete(self._serve(sockets))
             pending = asyncio.all_tasks(loop)
@@ -161,15 +167,65 @@ class LoopbackServers:
         self._lock.wait_for(lambda: self._busy == 0, STOP_TIMEOUT_S)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
+    # -- what has arrived -------------------------------------------------------------------
+    def arrived(self) -> None:
+        """With the world held: wait (bounded, the world released) until the gate has taken every
+        request whose bytes had reached these servers' sockets when this was called.
+
+        The process driver calls it between a control call's answer and its record: a request the
+        candidate sent before it answered (a write a cancel could no longer stop) is recorded before
+        the answer, as it happened, even when this process's threads are slow to read it. The event
+        loop turns a few times first: enough for it to accept a new connection, read the request on
+        it and start its handler (about five turns), which counts the request as arriving."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+
+        async def turns() -> None:
+            for _ in range(ARRIVAL_TURNS):
+                await asyncio.sleep(0)
+
+        def turned() -> None:
+            try:
+                asyncio.run_coroutine_threadsafe(turns(), loop).result(ARRIVAL_BOUND_S)
+            except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError, RuntimeError):
+                pass  # the servers stop, or the loop is that busy: the records stay in the order they came
+
+        try:
+            self._lock.call_unlocked(turned, ARRIVAL_BOUND_S + 1.0)
+        except CallTimeout:
+            return
+        self._lock.wait_for(lambda: self._arriving == 0, ARRIVAL_BOUND_S)
+
+    def _arrive(self, n: int) -> None:
+        with self._arriving_guard:
+            self._arriving += n
+
+    def _left_early(self) -> None:
+        """A request that will never reach the gate is no longer arriving (on the pool, with the world)."""
+        with self._lock:
+            self._arrive(-1)
+            self._lock.notify()
+
     # -- one request -----------------------------------------------------------------------
     def _app(self, host: str) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] != "http":
                 return
-            body = await _body(receive)
-            if body is None:  # the client left before it finished asking
-                return
             loop = asyncio.get_running_loop()
+            served = host != CLOCK_HOST
+            if served:
+                self._arrive(1)
+            try:
+                body = await _body(receive)
+            except BaseException:
+                if served:
+                    await loop.run_in_executor(self._pool, self._left_early)
+                raise
+            if body is None:  # the client left before it finished asking
+                if served:
+                    await loop.run_in_executor(self._pool, self._left_early)
+                return
             outcome: _Answer | _Stream | _Drop
             if host == CLOCK_HOST:
                 outcome = await loop.run_in_executor(self._pool, self._clock_service, scope)
@@ -210,6 +266,7 @@ class LoopbackServers:
 
     def _dispatch(self, raw: httpx.Request) -> _Answer | _Stream | _Drop:
         with self._lock:
+            self._arrive(-1)  # taken: the gate records it before it lets go of the world (or it refuses it)
             self._busy += 1
             self.dispatching += 1
             self.idleness.begin()

@@ -57,6 +57,11 @@ class Served:
         """Requests of the candidate in progress on its servers: it waits for an answer."""
         return self._servers.dispatching
 
+    def arrived(self) -> None:
+        """With the world held: wait until the gate has taken every request already on the servers'
+        sockets (``LoopbackServers.arrived``)."""
+        self._servers.arrived()
+
     def toxic(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """The world effect of a ``toxic`` fault: on the proxy now, off after ``for_s`` (or at the heal)."""
         network = self.network

@@ -131,14 +131,25 @@ class Baton:
 
     def wait_io(self, fn: Callable[[], Any]) -> Any:
         """I/O on this very thread; meanwhile calls may run. Afterwards, wait until they are done."""
+        with self.io() as waiting:
+            waiting()
+            return fn()
+
+    @contextlib.contextmanager
+    def io(self) -> Iterator[Callable[[], None]]:
+        """I/O on this very thread, which lets calls in from when it calls what this yields (it waits
+        for the world from then on) to its end; afterwards, wait until they are done."""
         me = threading.get_ident()
         with self._cond:
             inside = me in self._stack
+
+        def waiting() -> None:
             if inside:
-                self._in_io.add(me)
-                self._cond.notify_all()
+                with self._cond:
+                    self._in_io.add(me)
+                    self._cond.notify_all()
         try:
-            return fn()
+            yield waiting
         finally:
             if inside:
                 with self._cond:
@@ -184,13 +195,30 @@ class BatonTransport(httpx.BaseTransport):
         self._inner = httpx.HTTPTransport(retries=0)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        response = self._baton.wait_io(lambda: self._inner.handle_request(request))
+        # Calls come in only once the request has left whole, while it waits for the answer: a write
+        # decided before a cancel reaches the world before the cancel is acknowledged, never after.
+        # (Letting them in before its bytes leave, a cancel taken meanwhile was acknowledged before
+        # the write it could no longer stop arrived.)
+        with self._baton.io() as waiting:
+            request.extensions = {**request.extensions, "trace": _when_sent(waiting, request.extensions.get("trace"))}
+            response = self._inner.handle_request(request)
         self._clock.sync_from(response.headers)
         return httpx.Response(response.status_code, headers=response.headers, extensions=response.extensions,
                               stream=_BatonStream(response.stream, self._baton, self._clock))
 
     def close(self) -> None:
         self._inner.close()
+
+
+def _when_sent(waiting: Callable[[], None], then: Callable[[str, Any], Any] | None) -> Callable[[str, Any], Any]:
+    """An httpcore ``trace`` that calls ``waiting`` once the request is sent and its answer awaited."""
+
+    def trace(event: str, info: Any) -> None:
+        if event.endswith(".receive_response_headers.started"):
+            waiting()
+        if then is not None:
+            then(event, info)
+    return trace
 
 
 class _BatonStream(httpx.SyncByteStream):

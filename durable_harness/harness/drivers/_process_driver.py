@@ -504,6 +504,8 @@ class ProcessDriver:
             if isinstance(err, (httpx.TimeoutException, CallTimeout)):
                 self._give_up(f"did not answer {method} {path} within {CALL_TIMEOUT_S:g} s (it stopped answering)")
             self._give_up(f"is running but refused {method} {path} ({type(err).__name__}: {err})")
+        if method == "POST" and self._served is not None:  # what it sent before it answered came before
+            self._served.arrived()                            # the answer, though this process read it after
         if own_errors and response.status_code >= 500:
             why = f"{what}: {method} {path} answered HTTP {response.status_code}: {_snippet(response)}"
             self._own_crash(what, f"http_{response.status_code}", why)
