@@ -133,5 +133,15 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     mrg.add_argument("--allure", type=Path, default=None, metavar="DIR", help=_ALLURE_HELP)
     mrg.set_defaults(func=handlers["merge"])
 
+    fake = sub.add_parser("serve-fake", help="serve a fake service of a scenario's world on loopback, until stopped")
+    fake.add_argument("service", choices=("openai",), help="the service: openai (the Agents sessions API)")
+    fake.add_argument("--scenario", type=Path, action="append", default=None, metavar="PATH",
+                      help="a scenario file or folder whose jobs' agents it scripts (repeatable; default: the "
+                           "bundled catalogue); their faults and people are left out")
+    fake.add_argument("--seed", type=_seed, default=0, help="the world's seed (default: 0)")
+    fake.add_argument("--env-file", type=Path, default=Path("fake-openai.env"), metavar="FILE",
+                      help="where its base URL, key and webhook secret go, mode 0600 (default: ./fake-openai.env)")
+    fake.set_defaults(func=handlers["serve-fake"])
+
     add_explore_parser(sub, handlers["explore"], _seed)
     return p

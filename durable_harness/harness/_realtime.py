@@ -47,14 +47,22 @@ __all__ = ["DEFAULT_TIME_SCALE", "TIME_SCALE_ENV", "CallAbandoned", "CallTimeout
 
 DEFAULT_TIME_SCALE = 10.0
 TIME_SCALE_ENV = "DURABLE_HARNESS_TIME_SCALE"
+WALL_ENV = "DH_SERVICE_OPENAI"  # a sessions API by URL: its runs keep the wall clock (``time_scale``)
 MAX_TIME_SCALE = 1000.0
 JUMP_S = 1.0  # the longest wait of one jump, in scenario seconds
 T = TypeVar("T")
 
 
 def time_scale() -> float:
-    """The scale of a run in real time: ``DURABLE_HARNESS_TIME_SCALE`` when set, else 10."""
+    """The scale of a run in real time: ``DURABLE_HARNESS_TIME_SCALE`` when set, else 10; 1 (and only 1)
+    against a sessions API by URL (``DH_SERVICE_OPENAI``): its agent thinks, and its timestamps are
+    written, on the wall clock, which the run's time must then be (``RealTimeClock(wall=True)``)."""
     raw = os.environ.get(TIME_SCALE_ENV)
+    if (os.environ.get(WALL_ENV) or "").strip():
+        if raw is not None and raw.strip() and raw.strip() not in ("1", "1.0"):
+            raise ValueError(f"{TIME_SCALE_ENV}={raw!r}: against a sessions API by URL ({WALL_ENV}) a run keeps "
+                             "the wall clock, scale 1 (unset it, or set it to 1)")
+        return 1.0
     if raw is None or not raw.strip():
         return DEFAULT_TIME_SCALE
     try:
@@ -167,11 +175,16 @@ class RealBound:
 class RealTimeClock(VirtualClock):
     """Scenario seconds that follow the wall clock, ``scale`` times faster; timers on it."""
 
-    def __init__(self, scale: float, lock: WorldLock) -> None:
+    def __init__(self, scale: float, lock: WorldLock, *, wall: bool = False) -> None:
+        """``wall``: the run's time is the wall clock's (scale 1, its Unix time the wall's), and never
+        stands still (``pause`` does nothing), as a real service on the other side of a run keeps it."""
         if not 1.0 <= scale <= MAX_TIME_SCALE:
             raise ClockError(f"RealTimeClock(scale={scale!r}) must be from 1 to {MAX_TIME_SCALE:g}")
+        if wall and scale != 1.0:
+            raise ClockError(f"RealTimeClock(scale={scale!r}, wall=True): the wall clock runs at scale 1")
         super().__init__()
         self.scale = float(scale)
+        self.wall = wall
         self.lock = lock
         self._t0 = time.monotonic()
         self.origin_unix = time.time()  # the Unix time of the run's second 0, for the candidate (HARNESS_TIME_ORIGIN)
@@ -192,7 +205,7 @@ class RealTimeClock(VirtualClock):
     def pause(self) -> None:
         """The run's time stands still (a candidate restarting) until ``resume``."""
         paused, since = self._held
-        if since is None:
+        if since is None and not self.wall:
             self._held = (paused, time.monotonic())
 
     def resume(self) -> None:
@@ -207,6 +220,8 @@ class RealTimeClock(VirtualClock):
 
     def advance_to(self, to_s: float) -> None:
         """The run's time is ``to_s`` now (never backwards, never while paused); every wait looks again."""
+        if self.wall:  # the wall clock is not skipped
+            return
         ahead = to_s - self.now()
         if ahead <= 0 or self.paused:
             return

@@ -94,7 +94,8 @@ class World:
         self.run_id = f"{scenario.run_name}-{seed}"
         self.lock = WorldLock()  # uncontended in-process; the process driver's servers share the world through it
         # Virtual time in-process; real time, compressed ``time_scale`` times, when the candidate is a process.
-        self.clock = VirtualClock() if time_scale is None else RealTimeClock(time_scale, self.lock)
+        self.clock = VirtualClock() if time_scale is None else RealTimeClock(
+            time_scale, self.lock, wall="openai" in upstreams())  # a sessions API by URL keeps the wall clock
         if isinstance(self.clock, RealTimeClock):  # the run's time begins when its first candidate is up
             self.clock.pause()                     # (its driver resumes it), as in-process: set-up takes none
         self.history = History()
@@ -264,6 +265,8 @@ class World:
     def idle(self) -> bool:
         """Whether every candidate process served takes its time from the harness and is idle now
         (``_idleness``): the run's time may then skip to what is due next."""
+        if getattr(self.services["openai"].fake, "real", False):  # its agent thinks in real time: none to skip
+            return False
         return bool(self.served) and all(s.idleness.idle() for s in self.served if not s.closed)
 
     @property

@@ -125,7 +125,7 @@ def _services(given: Sequence[str], keep: bool) -> None:
 
         problems = checked_problems(real)
         if problems:  # said before anything runs, never a candidate's red
-            raise UsageError(f"--service {item!r}: the site cannot run the scenarios: {'; '.join(problems)}")
+            raise UsageError(f"--service {item!r}: it cannot run the scenarios: {'; '.join(problems)}")
     if keep:
         os.environ[KEEP_ENV] = "1"
 
@@ -137,7 +137,8 @@ class UsageError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     _ARGV[:] = sys.argv[1:] if argv is None else list(argv)
     args = build_parser({"run": _cmd_run, "sweep": _cmd_sweep, "validate": _cmd_validate, "list": _cmd_list,
-                         "render": _cmd_render, "merge": _cmd_merge, "explore": _cmd_explore}).parse_args(argv)
+                         "render": _cmd_render, "merge": _cmd_merge, "explore": _cmd_explore,
+                         "serve-fake": _cmd_serve_fake}).parse_args(argv)
     from durable_harness.harness.scenario import ScenarioError  # after parsing: `--help` stays light
 
     report: Path | None = getattr(args, "report", None)
@@ -257,6 +258,12 @@ def _cmd_explore(args: argparse.Namespace) -> int:
     return cmd_explore(args, UsageError)
 
 
+def _cmd_serve_fake(args: argparse.Namespace) -> int:
+    from durable_harness.harness._serve_fake import serve_fake
+
+    return serve_fake(_paths(args.scenario), seed=args.seed, env_file=args.env_file)
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from durable_harness.harness.scenario import load_scenarios
 
@@ -352,6 +359,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _services(args.service, args.keep)
     from durable_harness.harness.scenario import ScenarioError, load_scenarios
     from durable_harness.harness.services._applicability import split_applicable
+    from durable_harness.harness.services._upstream import upstreams
 
     scenarios = load_scenarios(_paths(args.scenario))  # all validated before anything runs
     if not scenarios:
@@ -362,6 +370,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not scenarios:
         raise UsageError(f"none of the {len(not_applicable)} scenarios applies against a real service (above)")
     _check_candidate(args.candidate)
+    if "openai" in upstreams() and _kind(args.candidate).name != "process":
+        raise UsageError("--service openai=URL: a sessions API by URL answers in real time; serve the control plane "
+                         "as a process (--candidate 'cmd:...'), whose run keeps real time")
     if args.check_determinism and not _kind(args.candidate).deterministic:
         raise UsageError(f"--check-determinism needs a deterministic driver: {args.candidate!r} runs on the "
                          f"{_kind(args.candidate).name} driver, in real time, which is not byte-deterministic")

@@ -28,7 +28,8 @@ def test_the_workflow_shards_then_merges_with_commands_the_cli_accepts() -> None
     assert shard_job["strategy"]["matrix"]["shard"] == list(range(1, shards + 1))
     assert shard_job["strategy"]["fail-fast"] is False
     assert merge_job["needs"] == "shard" and merge_job["if"] == "always()"
-    parser = build_parser({name: lambda args: 0 for name in ("run", "sweep", "validate", "list", "render", "merge", "explore")})
+    parser = build_parser({name: lambda args: 0 for name in ("run", "sweep", "validate", "list", "render", "merge", "explore",
+                                                                  "serve-fake")})
     seen = []
     for job in (shard_job, merge_job):
         for step in job["steps"]:

@@ -15,7 +15,8 @@ from durable_harness.harness._cli_parser import build_parser
 from durable_harness.harness._shard import parse_shard
 
 DOC = Path(__file__).parents[2] / "docs" / "ci.md"
-PARSER = build_parser({name: lambda args: 0 for name in ("run", "sweep", "validate", "list", "render", "merge", "explore")})
+PARSER = build_parser({name: lambda args: 0 for name in ("run", "sweep", "validate", "list", "render", "merge", "explore",
+                                                                  "serve-fake")})
 
 
 def section_blocks(heading: str) -> list[str]:

@@ -157,14 +157,15 @@ def test_a_real_service_given_right_is_read_without_its_secret_in_its_repr() -> 
 
 @pytest.mark.parametrize(("argv", "complaint"), [
     (["--service", "wordpress"], "give NAME=URL"),
-    (["--service", "openai=http://127.0.0.1:1"], "'openai' cannot be real"),
+    (["--service", "approvals=http://127.0.0.1:1"], "'approvals' cannot be real"),
     (["--service", "wordpress=http://u:p@127.0.0.1:8089"], "credentials do not go in the URL"),
 ])
 def test_a_bad_service_option_is_bad_usage(argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setenv("DH_WORDPRESS_USER", "u")
     monkeypatch.setenv("DH_WORDPRESS_APP_PASSWORD", "p")
-    monkeypatch.setenv("DH_SERVICE_WORDPRESS", "")  # what the command line sets is undone after the test
+    for name in ("DH_SERVICE_WORDPRESS", "DH_SERVICE_OPENAI", "DH_SERVICE_APPROVALS"):
+        monkeypatch.setenv(name, "")  # what the command line sets is undone after the test
     monkeypatch.setenv("DH_KEEP_UPSTREAM", "")
     assert main(["run", *argv, "--report", str(tmp_path / "r")]) == 3
     err = capsys.readouterr().err
@@ -236,7 +237,7 @@ def test_a_site_that_does_not_answer_is_said_so(capsys: pytest.CaptureFixture[st
     monkeypatch.setenv("DH_SERVICE_WORDPRESS", "")
     assert main(["run", "--service", "wordpress=http://127.0.0.1:1", "--report", str(tmp_path / "r")]) == 3
     err = capsys.readouterr().err
-    assert "the site cannot run the scenarios: it does not answer (ConnectError" in err and err.count("\n") == 1, err
+    assert "it cannot run the scenarios: it does not answer (ConnectError" in err and err.count("\n") == 1, err
 
 
 def test_explore_and_sweep_refuse_a_real_service(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

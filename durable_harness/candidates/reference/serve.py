@@ -59,7 +59,7 @@ IDLE_MAX_S = 4.0  # scenario seconds: the longest wait between two steps that fo
 HARNESS_CLIENT_TIMEOUT_S = 60.0  # real seconds a request may take on the harness's clock (see Env)
 WAIT_TIMEOUT_S = 3600.0  # real seconds a wait on the harness's clock may take (it ends on the run's time)
 CLIENT_TIMEOUT_S = 30.0  # scenario seconds: the clients' timeout (at least 2 real seconds)
-CALL_TIMEOUT_S = 60.0  # real seconds a control call may wait for the main thread (the harness gives up first)
+CALL_TIMEOUT_S = 60.0  # real seconds a control call may wait for the main thread at scale 10 (the harness gives up first)
 SYNC_WAIT_S = 60.0  # real seconds to wait for the harness's first call (its health check) before stepping
 
 
@@ -84,6 +84,7 @@ class Baton:
         self._stepping = False
         self._nudged = False
         self._waiting = 0  # control calls waiting for their turn: a step waits for them (no starving them)
+        self.call_timeout_s = CALL_TIMEOUT_S  # longer at a slower time scale (``main``)
 
     def _free(self, anytime: bool) -> bool:
         return (not self._stack or self._stack[-1] in self._in_io) and (anytime or not self._stepping)
@@ -95,8 +96,8 @@ class Baton:
         with self._cond:
             self._waiting += 1
             try:
-                if not self._cond.wait_for(lambda: self._free(anytime), CALL_TIMEOUT_S):
-                    raise TimeoutError(f"the control plane was busy for {CALL_TIMEOUT_S:g} s")
+                if not self._cond.wait_for(lambda: self._free(anytime), self.call_timeout_s):
+                    raise TimeoutError(f"the control plane was busy for {self.call_timeout_s:g} s")
             finally:
                 self._waiting -= 1
             self._stack.append(me)
@@ -453,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     baton = Baton()
     env = Env(os.environ, baton, harness_clock=args.clock == "harness")
+    baton.call_timeout_s = CALL_TIMEOUT_S * max(1.0, 10.0 / env.clock.scale)  # a step's waits last scenario seconds
     # Webhook timestamps are on the run's time, as in-process, where the SDK's check runs on the
     # virtual clock: the SDK's webhook module reads only time.time(), so it gets the run's clock.
     from openai.lib import _webhooks

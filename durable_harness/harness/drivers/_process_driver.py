@@ -44,7 +44,7 @@ import httpx
 
 from durable_harness.harness._errors import HarnessError
 from durable_harness.harness._history import History
-from durable_harness.harness._realtime import CallAbandoned, CallTimeout, RealBound, RealTimeClock
+from durable_harness.harness._realtime import DEFAULT_TIME_SCALE, CallAbandoned, CallTimeout, RealBound, RealTimeClock
 from durable_harness.harness._rundoc import redact_text
 from durable_harness.harness._supervisor import Child, SpawnError, spawn
 from durable_harness.harness.candidate._claims import RefusedReport, ReportSampler
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ProcessDriver", "ProcessWorld"]
 
-CALL_TIMEOUT_S = 30.0  # real seconds for one control-API call
+CALL_TIMEOUT_S = 30.0  # real seconds for one control-API call, at the default time scale (10)
 STEP_WINDOW_S = 1.0  # scenario seconds of one step
 DEPLOY_GRACE_S = 10.0  # scenario seconds a deployed-over version has to stop after SIGTERM
 QUIET_S = 5.0  # scenario seconds without a change in the world before a step says it made no progress
@@ -101,6 +101,9 @@ class ProcessDriver:
         self._world = world
         self._clock: RealTimeClock = world.clock
         self._lock = world.clock.lock
+        # A call may wait for a step's I/O, which lasts scenario seconds: 30 real seconds at scale 10,
+        # as many scenario seconds at a slower scale (the wall clock of a sessions API by URL: 300 s).
+        self._call_timeout_s = CALL_TIMEOUT_S * max(1.0, DEFAULT_TIME_SCALE / self._clock.scale)
         self._history = world.history
         self.worker_id = worker_id
         self.max_restarts = max_restarts
@@ -192,7 +195,7 @@ class ProcessDriver:
             raise CandidateFailed(f"{self.worker_id}: {err.strerror}") from None
         if self._http is not None:
             self._http.close()
-        self._http = httpx.Client(base_url=f"http://{self._listen}", timeout=CALL_TIMEOUT_S)
+        self._http = httpx.Client(base_url=f"http://{self._listen}", timeout=self._call_timeout_s)
         self._alive = True
 
     @property
@@ -490,7 +493,7 @@ class ProcessDriver:
         try:
             harness = self._served is not None and self._served.idleness.declared
             response: httpx.Response = self._lock.call_unlocked(
-                lambda: http.request(method, path, headers=headers, **kwargs), CALL_TIMEOUT_S + 1.0,
+                lambda: http.request(method, path, headers=headers, **kwargs), self._call_timeout_s + 1.0,
                 abandon=lambda: self.frozen, every_s=IDLE_POLL_S,  # it may answer once its step waited for the world
                 meanwhile=(lambda: self._skip_idle(self._clock.now() + STEP_WINDOW_S)) if harness else None)
         except CallAbandoned:  # frozen (or killed) by a pause while it had the call: no answer, and the run's
@@ -502,7 +505,7 @@ class ProcessDriver:
                                        else EXIT_GRACE_S):
                 return None
             if isinstance(err, (httpx.TimeoutException, CallTimeout)):
-                self._give_up(f"did not answer {method} {path} within {CALL_TIMEOUT_S:g} s (it stopped answering)")
+                self._give_up(f"did not answer {method} {path} within {self._call_timeout_s:g} s (it stopped answering)")
             self._give_up(f"is running but refused {method} {path} ({type(err).__name__}: {err})")
         if method == "POST" and self._served is not None:  # what it sent before it answered came before
             self._served.arrived()                            # the answer, though this process read it after

@@ -28,7 +28,18 @@ FAKE_ONLY_OPTIONS: Mapping[str, Mapping[str, str]] = {
         "auth_mode": "a real site answers bad credentials as its plugins make it, not as a scenario chooses",
         "operation_key_query": "whether a real site has the lookup plugin is its own set-up",
     },
+    "openai": {
+        "webhooks_during_steps": "a sessions API by URL delivers its webhooks itself, not through the harness",
+    },
 }
+# Workload parameters that script the sessions fake's agent in a way its ground truth must know of.
+_FAKE_AGENT_PARAMS: Mapping[str, Mapping[str, str]] = {
+    "article": {"retry_step": "the platform's re-issue of a step is scripted in the sessions fake's agent, and only "
+                              "its ground truth can tell it from a step the control plane made redone"},
+}
+# What a sessions API by URL cannot give a scenario: the fake's view of its agent (conditions),
+# and the webhooks the harness delivers (a channel of faults, a need).
+_OPENAI_CONDITIONS = ("agent_working", "tool_call_pending")
 
 
 def not_applicable(scenario: Any, real: Mapping[str, Upstream] | None = None) -> str | None:
@@ -48,6 +59,10 @@ def not_applicable(scenario: Any, real: Mapping[str, Upstream] | None = None) ->
         needed = sorted(set(kind.needs_fake) & set(real))
         if needed:
             return f"the {what} {name!r} acts through the {needed[0]} fake, not at the gate"
+    if "openai" in real:
+        why = _needs_the_sessions_fake(scenario)
+        if why is not None:
+            return why
     for name in sorted(real):
         options = (getattr(scenario, "services", None) or {}).get(name) or {}
         for option, why in FAKE_ONLY_OPTIONS.get(name, {}).items():
@@ -67,3 +82,27 @@ def split_applicable(scenarios: Sequence[Any], environ: Mapping[str, str] = os.e
         else:
             others[str(scenario.id)] = why
     return applicable, others
+
+
+def _needs_the_sessions_fake(scenario: Any) -> str | None:
+    """Why ``scenario`` needs the sessions fake itself (its agent, its truth, its webhooks), or None."""
+    from durable_harness.harness.workloads import get_workload
+
+    workload = getattr(getattr(scenario, "workload", None), "kind", None)
+    if workload is not None and get_workload(str(workload)).call_truth is None:
+        return f"the {workload} workload's ground truth (its sandbox, the tests it ran) is the sessions fake's own"
+    params = getattr(getattr(scenario, "workload", None), "params", None) or {}
+    for param, why in _FAKE_AGENT_PARAMS.get(str(workload), {}).items():
+        if param in params:
+            return f"workload.params.{param}: {why}"
+    if "webhooks" in (getattr(scenario, "needs", None) or ()):
+        return "it needs the webhooks the harness delivers; a sessions API by URL delivers its own"
+    triggers = [f.at for f in getattr(scenario, "faults", ())] + [a.at for a in getattr(scenario, "actions", ())]
+    if any(t is not None and t.service == "webhooks" for t in triggers):
+        return "a fault on the webhooks the harness delivers; a sessions API by URL delivers its own"
+    conditions = [t.condition for t in triggers if t is not None] + [a.when for a in getattr(scenario, "actions", ())]
+    for condition in conditions:
+        if condition and condition.split(":", 1)[0] in _OPENAI_CONDITIONS:
+            return (f"its trigger {condition!r} reads what the sessions fake's agent is doing, "
+                    "which a sessions API by URL does not show the harness")
+    return None

@@ -4,8 +4,8 @@ A real service sits behind the gate as a reverse proxy: the candidate still gets
 and credentials the harness minted, and the gate forwards each request upstream with the
 harness's own credentials, applying the scenario's faults at the HTTP level. The upstream's URL
 comes from ``DH_SERVICE_<NAME>`` (the command line's ``--service`` sets it), its credentials from
-the environment only (``DH_WORDPRESS_USER`` and ``DH_WORDPRESS_APP_PASSWORD``): never from a
-URL, never written to a report or a log. ``DH_KEEP_UPSTREAM=1`` (``--keep``) leaves what a run
+the environment only (``DH_WORDPRESS_USER`` and ``DH_WORDPRESS_APP_PASSWORD``; ``DH_OPENAI_API_KEY``):
+never from a URL, never written to a report or a log. ``DH_KEEP_UPSTREAM=1`` (``--keep``) leaves what a run
 created on the real site for inspection; by default a run deletes it.
 
 What it deliberately does not do: reach the upstream (``_upstream_wordpress`` does) or decide which
@@ -25,9 +25,11 @@ from urllib.parse import urlsplit
 __all__ = ["KEEP_ENV", "REAL_SERVICES", "Upstream", "keep_upstream", "upstream", "upstreams", "url_variable",
            "with_namespace"]
 
-REAL_SERVICES = ("wordpress",)  # the services that can be real
+REAL_SERVICES = ("wordpress", "openai")  # the services that can be real
 KEEP_ENV = "DH_KEEP_UPSTREAM"
-_CREDENTIALS = {"wordpress": ("DH_WORDPRESS_USER", "DH_WORDPRESS_APP_PASSWORD")}
+# The harness's credentials for each: (the user's variable or None, the secret's variable).
+_CREDENTIALS: dict[str, tuple[str | None, str]] = {"wordpress": ("DH_WORDPRESS_USER", "DH_WORDPRESS_APP_PASSWORD"),
+                                                  "openai": (None, "DH_OPENAI_API_KEY")}
 
 
 @dataclass(frozen=True)
@@ -58,13 +60,14 @@ def upstream(name: str, environ: Mapping[str, str] = os.environ) -> Upstream | N
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{variable}={raw!r} is not a site address such as http://127.0.0.1:8089")
+    variables = [v for v in _CREDENTIALS[name] if v is not None]
     if parts.username or parts.password:
         raise ValueError(f"{variable}: credentials do not go in the URL (it is printed in reports); set "
-                         f"{' and '.join(_CREDENTIALS[name])}")
+                         f"{' and '.join(variables)}")
     if parts.query or parts.fragment:
         raise ValueError(f"{variable}={raw!r}: a site address has no query or fragment")
     user_var, secret_var = _CREDENTIALS[name]
-    missing = [v for v in (user_var, secret_var) if not (environ.get(v) or "").strip()]
+    missing = [v for v in variables if not (environ.get(v) or "").strip()]
     if missing:
         raise ValueError(f"{variable} is set but {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not: "
                          f"the harness reads the real {name} with its own credentials")
@@ -73,7 +76,7 @@ def upstream(name: str, environ: Mapping[str, str] = os.environ) -> Upstream | N
     except ValueError:
         raise ValueError(f"{variable}={raw!r}: the port is not a number from 0 to 65535") from None
     url = f"{parts.scheme}://{parts.hostname}{port}{parts.path.rstrip('/')}"
-    return Upstream(name, url, environ[user_var].strip(), environ[secret_var].strip())
+    return Upstream(name, url, environ[user_var].strip() if user_var else "", environ[secret_var].strip())
 
 
 def upstreams(environ: Mapping[str, str] = os.environ) -> dict[str, Upstream]:

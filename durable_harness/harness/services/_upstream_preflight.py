@@ -1,4 +1,4 @@
-"""Before the first run against a real WordPress: can the scenarios mean there what they say?
+"""Before the first run against a real service: can the scenarios mean there what they say?
 
 A site without what the article workload and the contract rely on would make a correct control
 plane fail for the site's reasons (a job whose SEO can never be set is "not done"), which is never
@@ -6,7 +6,8 @@ the candidate's fault. So the site is read once, with the harness's credentials,
 runs: its REST API answers at ``/wp-json``; the harness's user can write, upload, publish and delete
 posts; posts and media carry the ``operation_key`` meta and can be looked up by it (the must-use
 plugins of ``.ci/real-wordpress.sh``); Rank Math's ``POST /rankmath/v1/updateMeta`` is there. Every
-problem is named in one message, with what to install.
+problem is named in one message, with what to install. A sessions API by URL is asked for a listing
+of sessions by metadata, with the harness's key.
 
 What it deliberately does not do: change the site, or check what only a run can show.
 """
@@ -19,7 +20,7 @@ import httpx
 
 from durable_harness.harness.services._upstream import Upstream
 
-__all__ = ["checked_problems", "wordpress_problems"]
+__all__ = ["checked_problems", "sessions_problems", "wordpress_problems"]
 
 _TIMEOUT_S = 30.0
 _CAPABILITIES = ("edit_posts", "upload_files", "publish_posts", "delete_posts")
@@ -34,8 +35,25 @@ def checked_problems(site: Upstream) -> list[str]:
     and every run's build ask the same)."""
     key = (site.url, site.user)
     if key not in _CHECKED:
-        _CHECKED[key] = wordpress_problems(site)
+        _CHECKED[key] = sessions_problems(site) if site.name == "openai" else wordpress_problems(site)
     return _CHECKED[key]
+
+
+def sessions_problems(api: Upstream, transport: httpx.BaseTransport | None = None) -> list[str]:
+    """What a sessions API by URL lacks: it answers a listing of sessions, by metadata, with the key."""
+    with httpx.Client(timeout=_TIMEOUT_S, transport=transport, headers={"accept-encoding": "identity"}) as http:
+        try:
+            answer = http.get(f"{api.url}/agents/sessions", params={"limit": "1", "metadata[job_id]": "preflight"},
+                              headers={"authorization": f"Bearer {api.secret}", "openai-beta": "agents=v1"})
+        except httpx.HTTPError as err:
+            return [f"it does not answer ({type(err).__name__}: {err})"]
+        if answer.status_code in (401, 403):
+            return [f"GET {api.url}/agents/sessions refuses DH_OPENAI_API_KEY (HTTP {answer.status_code})"]
+        page = _json(answer) if answer.status_code == 200 else None
+        if not isinstance(page, dict) or not isinstance(page.get("data"), list):
+            return [f"GET {api.url}/agents/sessions answered HTTP {answer.status_code}, not a listing of sessions "
+                    "(give the API's base URL, the one OPENAI_BASE_URL would name, e.g. https://api.example.com/v1)"]
+    return []
 
 
 def wordpress_problems(site: Upstream, transport: httpx.BaseTransport | None = None) -> list[str]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from durable_harness.harness._seeds import component_random, derive_seed
 from durable_harness.harness.services._registry import BuiltService, ServiceContext, ServiceSpec, register_service
 from durable_harness.harness.services._sessions_targets import TARGETS, classify
+from durable_harness.harness.services._upstream import Upstream, upstream
 from durable_harness.wire import Response
 
 if TYPE_CHECKING:
@@ -43,6 +44,9 @@ def _build(ctx: ServiceContext) -> BuiltService:
     rng = component_random(ctx.seed, "world.secrets.openai")
     api_key = "sk-harness-" + "".join(rng.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(32))
     webhook_secret = "whsec_" + base64.b64encode(rng.randbytes(32)).decode()
+    real = upstream("openai")
+    if real is not None:  # a sessions API by URL behind the gate (``--service openai=URL``)
+        return _build_real(ctx, real, api_key, webhook_secret)
     brains = ctx.workload.brain(ctx.jobs, derive_seed(ctx.seed, f"brain.{ctx.workload.name}"))
     fake = SessionsFake(ctx.clock, component_random(ctx.seed, "fakes.openai_agents"), api_key=api_key, brains=brains,
                         webhook_secret=webhook_secret)
@@ -56,6 +60,31 @@ def _build(ctx: ServiceContext) -> BuiltService:
     return BuiltService(fake=fake, endpoint=endpoint, secrets=(api_key, webhook_secret), error_response=_error_response,
                         conditions=_conditions(fake), effects=_effects(ctx, fake),
                         classify=lambda request, route, role_of: classify(fake, request, route, role_of))
+
+
+def _build_real(ctx: ServiceContext, real: Upstream, api_key: str, webhook_secret: str) -> BuiltService:
+    from durable_harness.harness._errors import HarnessError
+    from durable_harness.harness.candidate import ServiceEndpoint
+    from durable_harness.harness.services._upstream_openai import UpstreamOpenAI
+
+    from durable_harness.harness._realtime import RealTimeClock
+
+    if not isinstance(ctx.clock, RealTimeClock):
+        raise HarnessError("a sessions API by URL answers in real time: serve the control plane as a process "
+                           "(--candidate 'cmd:...'), whose run keeps real time")
+    if ctx.workload.call_truth is None:
+        raise HarnessError(f"the {ctx.workload.name} workload's ground truth is the sessions fake's own: "
+                           "it cannot run against a sessions API by URL")
+    api = UpstreamOpenAI(ctx.clock, real, api_key=api_key, jobs=list(ctx.jobs),
+                         call_truth=ctx.workload.call_truth)
+    url = f"http://{HOST}/v1"
+    retries = str(int(ctx.options.get("sdk_max_retries", 0)))
+    endpoint = ServiceEndpoint(url=url, credentials={"api_key": api_key, "webhook_secret": webhook_secret}, variables={
+        "OPENAI_BASE_URL": url, "OPENAI_API_KEY": api_key, "OPENAI_WEBHOOK_SECRET": webhook_secret,
+        "OPENAI_MAX_RETRIES": retries})
+    return BuiltService(fake=api, endpoint=endpoint, secrets=(api_key, webhook_secret, real.secret),
+                        error_response=_error_response,
+                        classify=lambda request, route, role_of: classify(api, request, route, role_of))
 
 
 def _conditions(fake: SessionsFake) -> dict[str, Any]:

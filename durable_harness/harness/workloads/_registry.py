@@ -19,7 +19,7 @@ from typing import Any
 
 from durable_harness.harness._registry import Registry
 
-__all__ = ["Effect", "Outcome", "Workload", "cancelled", "get_workload", "group_by_role", "people_of", "register_workload",
+__all__ = ["CallTruth", "Effect", "Outcome", "Workload", "cancelled", "get_workload", "group_by_role", "people_of", "register_workload",
            "waiting_for_credentials", "workload_names"]
 
 Json = Mapping[str, Any]
@@ -43,6 +43,17 @@ class Effect:
 
     def alive_at(self, t: float) -> bool:
         return self.created_at <= t and (self.deleted_at is None or self.deleted_at > t)
+
+
+@dataclass(frozen=True)
+class CallTruth:
+    """What ground truth knows of a function call from its tool name and arguments alone, as an agent
+    that is not the harness's own issues it (a real sessions API): the business role it does, the
+    SHA-256 of the business bytes inside it, and the watermarks it carries."""
+
+    role: str
+    payload_sha256: tuple[str, ...] = ()
+    watermarks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,10 @@ class Workload:
     # approval, no cancel, no revocation): the outcome a scenario may hold a candidate to when the
     # people its plan schedules never came to act (``abandoned_jobs``). None: no such promise.
     clean_outcome: str | None = None
+    # (tool name, arguments) -> what ground truth knows of a function call of this workload's, read
+    # from the call itself (a sessions API that is not the fake: ``--service openai=URL``), or None
+    # for a call of no business role. None: the workload's truth needs the fake's own agent.
+    call_truth: Callable[[str, Json], CallTruth | None] | None = None
 
     @property
     def effect_kinds(self) -> tuple[str, ...]:

@@ -18,12 +18,15 @@ judge (checkers do).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from durable_harness.harness.workloads._registry import (
-    Effect, Outcome, Workload, cancelled, register_workload, waiting_for_credentials,
+    CallTruth, Effect, Outcome, Workload, cancelled, register_workload, waiting_for_credentials,
 )
 
 __all__ = ["ARTICLE_TOOLS", "PHASES", "WORKLOAD", "build_job"]
@@ -205,6 +208,31 @@ def _drafted(truth: Json, job: Json, _arg: str | None) -> bool:
     return any(e.kind == "post" and e.role == "article" and e.deleted_at is None for e in WORKLOAD.job_effects(truth, job))
 
 
+_ROLE_OF_TOOL = {"wp_create_draft": "article", "wp_update_post": "article:update", "wp_set_seo": "article:seo",
+                 "wp_get_post": "article:read"}
+_IMAGE_NUMBER = re.compile(r"-(\d+)\.[A-Za-z0-9]+$")
+
+
+def call_truth(name: str, arguments: Json) -> CallTruth | None:
+    """A call's role from its tool and arguments: an upload is image N of its file name
+    (``<slug>-N.png``), and its bytes (``content_base64``) are that image's payload; a draft carries
+    the job's watermark in its content."""
+    if name == "wp_upload_media":
+        match = _IMAGE_NUMBER.search(str(arguments.get("filename") or ""))
+        if match is None:
+            return None
+        try:
+            data = base64.b64decode(str(arguments.get("content_base64") or ""), validate=True)
+        except (binascii.Error, ValueError):
+            data = b""
+        return CallTruth(f"image:{int(match.group(1))}", (hashlib.sha256(data).hexdigest(),) if data else ())
+    role = _ROLE_OF_TOOL.get(name)
+    if role is None:
+        return None
+    marks = tuple(m.group(0) for m in _WATERMARK.finditer(str(arguments.get("content") or "")))
+    return CallTruth(role, (), marks)
+
+
 def _brain(jobs: Mapping[tuple[str, str], Mapping[str, Any]], seed: int) -> Any:
     """The scripted agent (imported when a run builds the sessions fake, not by list/validate)."""
     from durable_harness.fakes.openai_agents.brains.article import ArticleBrain
@@ -218,4 +246,5 @@ WORKLOAD = register_workload(Workload(
     creates={"wp_create_draft": "post", "wp_upload_media": "media"},
     conditions={"article_finished": _finished, "article_drafted": _drafted},
     clean_outcome="needs_human",  # the article is finished and awaits publish approval
+    call_truth=call_truth,
 ))

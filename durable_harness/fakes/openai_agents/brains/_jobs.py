@@ -3,8 +3,8 @@
 A job is a mapping from the scenario: ``workload``, ``job_id``, ``task_version`` and an ``input``
 mapping. ``parse_header`` validates the first three and that ``input`` is a mapping;
 ``job_factory`` builds the ``BrainFactory`` that picks a session's job by its ``job_id`` /
-``task_version`` metadata (a session it cannot place gets a brain whose first turn fails, saying
-why); ``job_rng`` is the random stream of one purpose of one job under one seed.
+``task_version`` metadata (a known job's id with a run's suffix, ``job-baseline-3f9a1c``, is that
+job under that id; a session it cannot place gets a brain whose first turn fails, saying why); ``job_rng`` is the random stream of one purpose of one job under one seed.
 
 What it deliberately does not do: validate a workload's ``input`` fields (each brain knows its
 own), or hold session state.
@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from durable_harness.fakes.openai_agents.brains._protocol import Brain, BrainFactory, Commentary, Fail, Output, Step
 
-__all__ = ["JobHeader", "bounded_int", "job_factory", "job_rng", "parse_header"]
+__all__ = ["JobHeader", "bounded_int", "job_factory", "job_rng", "namespaced_base", "parse_header"]
 
 
 class _Job(Protocol):
@@ -92,12 +93,29 @@ def job_factory(workload: str, parse: Callable[[Mapping[str, Any]], _Job],
                    if wanted_id in (None, job_id) and wanted_version in (None, version)]
         if len(matches) == 1:
             return build(matches[0], seed)
+        base = namespaced_base(wanted_id or "")
+        if not matches and base is not None:  # a run's own id for a known job: the job, under that id
+            known = [job for (job_id, version), job in parsed.items()
+                     if job_id == base and wanted_version in (None, version)]
+            if len(known) == 1:
+                return build({**known[0], "job_id": wanted_id}, seed)
         return _Misconfigured(
             f"Cannot tell which {workload} job this session is for: metadata job_id={wanted_id!r}, "
             f"task_version={wanted_version!r} match {len(matches)} of {len(parsed)} known jobs. "
             "Create the session with metadata {'job_id': ..., 'task_version': ...}.")
 
     return make
+
+
+# A job's id with a run's suffix (``job-baseline-3f9a1c``): what a harness in front of this fake as
+# a real service gives each run, so that runs side by side never meet (``services._upstream``).
+_NAMESPACED = re.compile(r"(.+)-[0-9a-f]{6}")
+
+
+def namespaced_base(job_id: str) -> str | None:
+    """The job's own id if ``job_id`` is one with a run's suffix (``job-baseline-3f9a1c``), else None."""
+    match = _NAMESPACED.fullmatch(job_id)
+    return match.group(1) if match else None
 
 
 def job_rng(job: _Job, seed: int, purpose: str) -> random.Random:
