@@ -166,7 +166,6 @@ def test_the_article_calls_truth_is_the_fakes_own_for_every_call_of_a_run(tmp_pa
 
 @pytest.mark.parametrize(("scenario", "why"), [
     ("coding-baseline.yaml", "coding workload's ground truth"),
-    ("cancel-before-first-write.yaml", "'tool_call_pending:wp_upload_media' reads what the sessions fake's agent"),
     ("platform-retries-a-step.yaml", "workload.params.retry_step"),
     ("forged-webhooks.yaml", "webhooks"),
 ])
@@ -179,6 +178,7 @@ def test_what_needs_the_sessions_fake_is_not_applicable_against_a_sessions_api_b
     assert found is not None and why in found, found
     assert not_applicable(load_scenario(SCENARIOS / "baseline.yaml"), real) is None
     assert not_applicable(load_scenario(SCENARIOS / "session-create-502-after-commit.yaml"), real) is None
+    assert not_applicable(load_scenario(SCENARIOS / "cancel-before-first-write.yaml"), real) is None  # read live
 
 
 def test_a_sessions_api_by_url_needs_its_key_and_no_credentials_in_its_url() -> None:
@@ -218,3 +218,23 @@ def test_the_command_line_refuses_a_candidate_that_does_not_keep_real_time(
     err = capsys.readouterr().err
     assert code == 3 and "serve the control plane as a process (--candidate 'cmd:...')" in err, err
     assert HARNESS_KEY not in err
+
+
+def test_its_conditions_are_read_live_from_the_upstream_at_most_once_an_instant() -> None:
+    from durable_harness.harness._clock import VirtualClock
+
+    api, clock = Api(), VirtualClock()
+    api.session["required_actions"] = [{"type": "function_call", "call_id": "call_2", "name": "wp_create_draft"}]
+    service = _service(api, clock)
+    conditions = service.conditions()
+    assert not conditions["tool_call_pending"](None)  # no session seen yet: nothing to read
+    service.handle(_request("GET", "/agents/sessions/sess_1"))
+    clock.sleep(1.0)
+    assert conditions["tool_call_pending"]("wp_create_draft") and conditions["tool_call_pending"](None)
+    assert not conditions["tool_call_pending"]("wp_upload_media") and not conditions["agent_working"](None)
+    reads = len(api.got)
+    api.session["status"] = "in_progress"
+    assert not conditions["agent_working"](None)  # the same instant: the read stands
+    assert len(api.got) == reads
+    clock.sleep(1.0)
+    assert conditions["agent_working"](None) and len(api.got) == reads + 1

@@ -31,6 +31,7 @@ answer stands.
 
 from __future__ import annotations
 
+import atexit
 import os
 import random
 import socket
@@ -80,6 +81,13 @@ def release(port: int) -> None:
     handle = _LEASES.pop(port, None)
     if handle is not None:
         handle.close()
+
+
+@atexit.register
+def _release_all() -> None:
+    """At the process's end, whatever it still holds (the kernel would release it; the files are closed)."""
+    for port in list(_LEASES):
+        release(port)
 _PROC = Path("/proc")
 _LISTEN = "0A"  # the TCP state LISTEN in /proc/net/tcp
 

@@ -37,9 +37,6 @@ _FAKE_AGENT_PARAMS: Mapping[str, Mapping[str, str]] = {
     "article": {"retry_step": "the platform's re-issue of a step is scripted in the sessions fake's agent, and only "
                               "its ground truth can tell it from a step the control plane made redone"},
 }
-# What a sessions API by URL cannot give a scenario: the fake's view of its agent (conditions),
-# and the webhooks the harness delivers (a channel of faults, a need).
-_OPENAI_CONDITIONS = ("agent_working", "tool_call_pending")
 
 
 def not_applicable(scenario: Any, real: Mapping[str, Upstream] | None = None) -> str | None:
@@ -100,9 +97,4 @@ def _needs_the_sessions_fake(scenario: Any) -> str | None:
     triggers = [f.at for f in getattr(scenario, "faults", ())] + [a.at for a in getattr(scenario, "actions", ())]
     if any(t is not None and t.service == "webhooks" for t in triggers):
         return "a fault on the webhooks the harness delivers; a sessions API by URL delivers its own"
-    conditions = [t.condition for t in triggers if t is not None] + [a.when for a in getattr(scenario, "actions", ())]
-    for condition in conditions:
-        if condition and condition.split(":", 1)[0] in _OPENAI_CONDITIONS:
-            return (f"its trigger {condition!r} reads what the sessions fake's agent is doing, "
-                    "which a sessions API by URL does not show the harness")
     return None

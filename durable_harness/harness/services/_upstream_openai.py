@@ -22,6 +22,9 @@ When each call was issued and answered is the run's time at which the gate first
 answer, a stream's event, or the candidate's tool result); one the gate never saw counts as issued
 when the run was settled.
 
+Trigger conditions (``agent_working``, ``tool_call_pending``) are read live from the upstream, each
+session the gate saw by its id.
+
 What it deliberately does not do: script the agent (the upstream's agent is its own), deliver
 webhooks (the upstream does, to whatever it was told), or stand for the sandbox of a hosted
 environment (a workload whose truth needs those is not applicable, ``_applicability``).
@@ -45,6 +48,7 @@ __all__ = ["UpstreamOpenAI"]
 
 _TIMEOUT_S = 30.0
 _POLL_S = 0.5  # scenario seconds a stream's reader waits at most between two looks at its queue
+_LIVE_S = 0.2  # scenario seconds a live read of the sessions stands for the conditions
 _PAGE = 100
 _DROP_REQUEST = {"host", "content-length", "authorization", "connection", "accept-encoding", "transfer-encoding",
                  "keep-alive", "te", "upgrade", "proxy-authorization"}
@@ -78,6 +82,8 @@ class UpstreamOpenAI:
         self._answered_s: dict[str, float] = {}  # call id -> the run's time its result reached the gate
         self._mutations = 0
         self._settled = False
+        self._live_sessions: list[dict[str, Any]] = []  # the sessions as the upstream last said (``conditions``)
+        self._live_at: float | None = None
 
     # -- the Service protocol ------------------------------------------------------------------
     def handle(self, request: Request) -> Response:
@@ -110,6 +116,39 @@ class UpstreamOpenAI:
         return f"{known[0]} (revoked)" if known[1] else str(known[0])
 
     # -- what the world and its people call ------------------------------------------------------
+    def conditions(self) -> dict[str, Callable[[str | None], bool]]:
+        """The sessions API's trigger conditions, read live from the upstream (each session of the
+        run the gate saw, by id: a filtered listing may lag), at most once per ``_LIVE_S`` of the run:
+        ``agent_working`` (a session is ``in_progress``) and ``tool_call_pending[:NAME]`` (a session
+        requires a function call's result, of tool NAME)."""
+        def working(_arg: str | None) -> bool:
+            return any(s.get("status") == "in_progress" for s in self._live())
+
+        def pending(tool: str | None) -> bool:
+            return any(a.get("type") == "function_call" and (tool is None or a.get("name") == tool)
+                       for s in self._live() for a in s.get("required_actions") or [] if isinstance(a, dict))
+
+        return {"agent_working": working, "tool_call_pending": pending}
+
+    def _live(self) -> list[dict[str, Any]]:
+        now = self._clock.now()
+        if self._live_at is not None and now - self._live_at < _LIVE_S:
+            return self._live_sessions
+        with self._lock:
+            ids = sorted(self._sessions)
+        found = []
+        for session_id in ids:
+            try:
+                answer = self._http.get(f"{self._api.url}/agents/sessions/{session_id}",
+                                        headers={"authorization": f"Bearer {self._api.secret}", "openai-beta": BETA})
+            except httpx.HTTPError:
+                continue
+            if answer.status_code == 200 and isinstance(body := answer.json(), dict):
+                found.append(body)
+        self._live_sessions, self._live_at = found, now
+        return found
+
+
     def revoke_api_key(self, label: str | None = None) -> None:
         for known in self._keys.values():
             if label is None or known[0] == label:

@@ -83,7 +83,7 @@ def _build_real(ctx: ServiceContext, real: Upstream, api_key: str, webhook_secre
         "OPENAI_BASE_URL": url, "OPENAI_API_KEY": api_key, "OPENAI_WEBHOOK_SECRET": webhook_secret,
         "OPENAI_MAX_RETRIES": retries})
     return BuiltService(fake=api, endpoint=endpoint, secrets=(api_key, webhook_secret, real.secret),
-                        error_response=_error_response,
+                        error_response=_error_response, conditions=api.conditions(),
                         classify=lambda request, route, role_of: classify(api, request, route, role_of))
 
 
