@@ -19,12 +19,13 @@ def listing(scenarios: Sequence[Scenario]) -> str:
     from durable_harness.harness.services._applicability import not_applicable
     from durable_harness.harness.services._upstream import REAL_SERVICES, Upstream
 
-    every_real = {name: Upstream(name, "http://real.invalid", "", "") for name in REAL_SERVICES}
-    lines = ["scenarios (real: whether it runs against a real " + " or ".join(REAL_SERVICES) + ", --service):"]
+    lines = ["scenarios (real NAME: whether it runs against a real " + " or ".join(REAL_SERVICES) + ", --service):"]
     for s in scenarios:
-        why = not_applicable(s, every_real)
-        real = "real: yes" if why is None else f"real: no ({why})"
-        lines.append(f"  {s.id:34} {s.title}  [must catch: {', '.join(s.must_catch) or '-'}; {real}]")
+        verdicts = []
+        for name in REAL_SERVICES:
+            why = not_applicable(s, {name: Upstream(name, "http://real.invalid", "", "")})
+            verdicts.append(f"real {name}: yes" if why is None else f"real {name}: no ({why})")
+        lines.append(f"  {s.id:34} {s.title}  [must catch: {', '.join(s.must_catch) or '-'}; {'; '.join(verdicts)}]")
     lines.append("candidates:")
     lines += [f"  {name:36} {describe_candidate(name)}" for name in candidate_names()]
     lines.append("workloads:\n  " + ", ".join(workload_names()))

@@ -71,6 +71,8 @@ class Api:
         if path == "/v1/agents/sessions/sess_1/turns":
             return httpx.Response(200, json={"object": "list", "data": [{"id": "turn_1", "status": "requires_action"}],
                                              "has_more": False})
+        if path == "/v1/agents/sessions/sess_1" and request.method == "DELETE":
+            return httpx.Response(200, json={"id": "sess_1", "object": "agent.session.deleted", "deleted": True})
         if path == "/v1/agents/sessions/sess_1":
             return httpx.Response(200, json=self.session)
         if path == "/v1/agents/sessions/sess_1/events" and request.method == "POST":
@@ -78,11 +80,11 @@ class Api:
         return httpx.Response(404, json={"error": {"message": "no such route"}})
 
 
-def _service(api: Api, clock: Any = None) -> UpstreamOpenAI:
+def _service(api: Api, clock: Any = None, keep: bool = False) -> UpstreamOpenAI:
     from durable_harness.harness._clock import VirtualClock
 
     return UpstreamOpenAI(clock or VirtualClock(), Upstream("openai", API, "", HARNESS_KEY), api_key=MINTED, jobs=[JOB],
-                          call_truth=call_truth, transport=httpx.MockTransport(api))
+                          call_truth=call_truth, keep=keep, transport=httpx.MockTransport(api))
 
 
 def _request(method: str, path: str, key: str = MINTED, body: Any = None) -> Request:
@@ -238,3 +240,21 @@ def test_its_conditions_are_read_live_from_the_upstream_at_most_once_an_instant(
     assert len(api.got) == reads
     clock.sleep(1.0)
     assert conditions["agent_working"](None) and len(api.got) == reads + 1
+
+
+def test_list_says_for_each_real_service_whether_a_scenario_runs_against_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", str(SCENARIOS / "coding-baseline.yaml"), str(SCENARIOS / "baseline.yaml")]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")}
+    assert "real wordpress: yes; real openai: no (the coding workload's ground truth" in lines["coding-baseline"]
+    assert "real wordpress: yes; real openai: yes]" in lines["baseline"]
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_the_runs_sessions_are_deleted_upstream_at_the_end_unless_kept(keep: bool) -> None:
+    api = Api()
+    service = _service(api, keep=keep)
+    service.settle()
+    service.close()
+    deleted = [r.url.path for r in api.got if r.method == "DELETE"]
+    assert deleted == ([] if keep else ["/v1/agents/sessions/sess_1"])
+    assert service.cleaned == ([] if keep else ["sess_1"])

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
@@ -107,7 +108,7 @@ def test_a_bug_on_the_sessions_side_is_caught_from_what_the_upstream_holds(
     assert doc["error"] is None and verdicts.get(checker) == "fail", f"{verdicts} {doc['error']}\n{story(tmp_path)}"
 
 
-def test_no_key_reaches_a_report(by_url: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_no_key_reaches_a_report_and_no_session_is_left_upstream(by_url: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     mark = new_mark()
     report = tmp_path / "report"
@@ -123,6 +124,10 @@ def test_no_key_reaches_a_report(by_url: dict[str, str], tmp_path: Path, monkeyp
     assert "not applicable: coding-baseline: the coding workload's ground truth" in out
     index = json.loads((report / "report.json").read_text())
     assert index["real_services"]["openai"] == by_url["url"] and "coding-baseline" in index["not_applicable"]
+    job_id = json.loads((report / "baseline" / "run.json").read_text())["truth"]["openai"]["sessions"][0]["metadata"]["job_id"]
+    left = httpx.get(f"{by_url['url']}/agents/sessions", params={"metadata[job_id]": job_id},
+                     headers={"authorization": f"Bearer {by_url['key']}", "openai-beta": "agents=v1"})
+    assert left.status_code == 200 and left.json()["data"] == [], "the run's sessions were left upstream"
     minted = re.compile(r"sk-harness-[a-z0-9]{32}")
     files = [p for p in report.rglob("*") if p.is_file()]
     assert any(p.name == "history.jsonl" for p in files)

@@ -20,7 +20,8 @@ checkers read it unchanged):
 
 When each call was issued and answered is the run's time at which the gate first saw it (in an
 answer, a stream's event, or the candidate's tool result); one the gate never saw counts as issued
-when the run was settled.
+when the run was settled. At the end, the run's sessions are deleted upstream (``--keep`` leaves
+them), each by its id.
 
 Trigger conditions (``agent_working``, ``tool_call_pending``) are read live from the upstream, each
 session the gate saw by its id.
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import collections
 import json
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -66,7 +68,7 @@ class UpstreamOpenAI:
     real = True
 
     def __init__(self, clock: Any, api: Upstream, *, api_key: str, jobs: Iterable[tuple[str, str]], call_truth: _CallTruth,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 keep: bool = False, transport: httpx.BaseTransport | None = None) -> None:
         self._clock = clock
         self._api = api
         self._keys: dict[str, list[Any]] = {api_key: ["api-key#1", False]}  # minted key -> [label, revoked]
@@ -82,6 +84,8 @@ class UpstreamOpenAI:
         self._answered_s: dict[str, float] = {}  # call id -> the run's time its result reached the gate
         self._mutations = 0
         self._settled = False
+        self._keep = keep
+        self.cleaned: list[str] = []  # the sessions ``close`` deleted
         self._live_sessions: list[dict[str, Any]] = []  # the sessions as the upstream last said (``conditions``)
         self._live_at: float | None = None
 
@@ -188,9 +192,24 @@ class UpstreamOpenAI:
                 self._settle_session(session)
 
     def close(self) -> None:
-        """The run's sessions stay upstream (a sessions API keeps its record); the clients close."""
-        self._http.close()
-        self._streams.close()
+        """Delete the run's sessions upstream (unless kept), then close the clients."""
+        try:
+            if not self._keep:
+                for session_id in sorted(self._sessions):
+                    try:
+                        status: int | str = self._http.delete(
+                            f"{self._api.url}/agents/sessions/{session_id}",
+                            headers={"authorization": f"Bearer {self._api.secret}", "openai-beta": BETA}).status_code
+                    except httpx.HTTPError as err:
+                        status = type(err).__name__
+                    if isinstance(status, int) and (status < 300 or status == 404):
+                        self.cleaned.append(session_id)
+                    else:  # said where whoever ran it reads, never silently left behind
+                        print(f"durable-harness: could not delete session {session_id} from the sessions API at "
+                              f"{self._api.url} ({status}): delete it by hand", file=sys.stderr)
+        finally:
+            self._http.close()
+            self._streams.close()
 
     # -- forwarding ----------------------------------------------------------------------------
     def _headers(self, request: Request) -> dict[str, str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from durable_harness.harness._seeds import component_random, derive_seed
 from durable_harness.harness.services._registry import BuiltService, ServiceContext, ServiceSpec, register_service
 from durable_harness.harness.services._sessions_targets import TARGETS, classify
-from durable_harness.harness.services._upstream import Upstream, upstream
+from durable_harness.harness.services._upstream import Upstream, keep_upstream, upstream
 from durable_harness.wire import Response
 
 if TYPE_CHECKING:
@@ -75,8 +75,8 @@ def _build_real(ctx: ServiceContext, real: Upstream, api_key: str, webhook_secre
     if ctx.workload.call_truth is None:
         raise HarnessError(f"the {ctx.workload.name} workload's ground truth is the sessions fake's own: "
                            "it cannot run against a sessions API by URL")
-    api = UpstreamOpenAI(ctx.clock, real, api_key=api_key, jobs=list(ctx.jobs),
-                         call_truth=ctx.workload.call_truth)
+    api = UpstreamOpenAI(ctx.clock, real, api_key=api_key, jobs=list(ctx.jobs), call_truth=ctx.workload.call_truth,
+                         keep=keep_upstream())
     url = f"http://{HOST}/v1"
     retries = str(int(ctx.options.get("sdk_max_retries", 0)))
     endpoint = ServiceEndpoint(url=url, credentials={"api_key": api_key, "webhook_secret": webhook_secret}, variables={
