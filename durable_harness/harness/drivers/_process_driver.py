@@ -60,6 +60,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ProcessDriver", "ProcessWorld"]
 
+# The calls whose answer changes what the candidate may do from then on (a cancel, a task or its
+# allowed tools): their record waits until every request sent before the answer is recorded (about
+# 2 ms). A webhook's or a report's answer authorises nothing, and is recorded as it comes.
+_ORDERED = frozenset({"cancel", "submit"})
 CALL_TIMEOUT_S = 30.0  # real seconds for one control-API call, at the default time scale (10)
 STEP_WINDOW_S = 1.0  # scenario seconds of one step
 DEPLOY_GRACE_S = 10.0  # scenario seconds a deployed-over version has to stop after SIGTERM
@@ -507,7 +511,7 @@ class ProcessDriver:
             if isinstance(err, (httpx.TimeoutException, CallTimeout)):
                 self._give_up(f"did not answer {method} {path} within {self._call_timeout_s:g} s (it stopped answering)")
             self._give_up(f"is running but refused {method} {path} ({type(err).__name__}: {err})")
-        if method == "POST" and self._served is not None:  # what it sent before it answered came before
+        if what in _ORDERED and self._served is not None:  # what it sent before it answered came before
             self._served.arrived()                            # the answer, though this process read it after
         if own_errors and response.status_code >= 500:
             why = f"{what}: {method} {path} answered HTTP {response.status_code}: {_snippet(response)}"
