@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -143,8 +144,9 @@ def test_every_command_works_on_a_plain_install(plain_install: PlainInstall) -> 
                   timeout_s=COMMAND_TIMEOUT_S, seconds=plain_install.seconds, label="--help")
     match = re.search(r"\{([\w,-]+)\}", usage.stdout)
     assert usage.returncode == 0 and match, _output(usage)
-    assert sorted(set(match.group(1).split(","))) == sorted({name for name, *_ in COMMANDS}), \
+    assert sorted(set(match.group(1).split(","))) == sorted({name for name, *_ in COMMANDS} | {"serve-fake"}), \
         "a sub-command is missing from COMMANDS (or COMMANDS names one the command line no longer has)"
+    _serves_until_stopped(plain_install)
 
     for name, args, code, line in COMMANDS:
         timeout_s = EXPLORE_TIMEOUT_S if name == "explore" else COMMAND_TIMEOUT_S
@@ -155,3 +157,26 @@ def test_every_command_works_on_a_plain_install(plain_install: PlainInstall) -> 
         assert found, f"no line matching {line!r}\n{_output(done)}"
         print(f"{plain_install.seconds[' '.join([name, *args])]:6.1f} s  {name}: {found.group(0).strip()}")
     print("".join(f"{plain_install.seconds[label]:6.1f} s  {label}\n" for label in ("wheel", "venv", "install")))
+
+
+def _serves_until_stopped(plain_install: PlainInstall) -> None:
+    """``serve-fake openai`` serves until it is stopped: its URL on the first line, its key in a file of
+    mode 0600 (never on the terminal), exit 0 on SIGTERM."""
+    env_file = plain_install.scratch / "fake-openai.env"
+    child = subprocess.Popen([str(plain_install.cli), "serve-fake", "openai", "--env-file", str(env_file)],
+                             cwd=plain_install.scratch, env=dict(plain_install.env), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    assert child.stdout is not None
+    try:
+        first = child.stdout.readline()
+        assert re.match(r"^openai: http://127\.0\.0\.1:\d+/v1$", first), first
+        assert (env_file.stat().st_mode & 0o777) == 0o600
+        key = dict(line.split("=", 1) for line in env_file.read_text().splitlines())["OPENAI_API_KEY"]
+        child.send_signal(signal.SIGTERM)
+        rest, _ = child.communicate(timeout=COMMAND_TIMEOUT_S)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 0 and key not in first + rest, first + rest
+    print(f"serve-fake: {first.strip()}")
