@@ -258,3 +258,14 @@ def test_the_runs_sessions_are_deleted_upstream_at_the_end_unless_kept(keep: boo
     deleted = [r.url.path for r in api.got if r.method == "DELETE"]
     assert deleted == ([] if keep else ["/v1/agents/sessions/sess_1"])
     assert service.cleaned == ([] if keep else ["sess_1"])
+
+
+def test_a_session_the_gate_never_saw_is_found_by_the_listing_and_read_by_its_id() -> None:
+    """A create whose answer never passed the gate (the connection died): the listing by the job's
+    metadata finds it at the end, and it is read by its id, as every session is."""
+    api = Api()
+    service = _service(api)
+    service.settle()
+    truth = service.truth()
+    assert [s["id"] for s in truth["sessions"]] == ["sess_1"] and len(truth["tool_calls"]) == 2
+    assert any(r.url.path == "/v1/agents/sessions/sess_1" and r.method == "GET" for r in api.got)

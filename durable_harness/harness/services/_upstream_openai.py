@@ -144,14 +144,14 @@ class UpstreamOpenAI:
         for session_id in ids:
             try:
                 answer = self._http.get(f"{self._api.url}/agents/sessions/{session_id}",
-                                        headers={"authorization": f"Bearer {self._api.secret}", "openai-beta": BETA})
+                                        headers=self._harness_headers())
             except httpx.HTTPError:
                 continue
-            if answer.status_code == 200 and isinstance(body := answer.json(), dict):
+            body = _json(answer) if answer.status_code == 200 else None
+            if isinstance(body, dict):
                 found.append(body)
         self._live_sessions, self._live_at = found, now
         return found
-
 
     def revoke_api_key(self, label: str | None = None) -> None:
         for known in self._keys.values():
@@ -183,13 +183,30 @@ class UpstreamOpenAI:
             }
 
     def settle(self) -> None:
-        """Once, at the end: read every session of the run's jobs again, with its items and turns."""
+        """Once, at the end: read every session of the run's jobs again, by its id, with its items and
+        turns: those the gate saw, and those a listing by the jobs' metadata shows (a create whose
+        answer the gate never saw). A listing may lag; a read by id does not."""
         if self._settled:
             return
         self._settled = True
+        ids = set(self._sessions)
         for job_id in self._job_ids:
-            for session in self._list(f"/agents/sessions", {"metadata[job_id]": job_id}):
+            ids |= {str(s["id"]) for s in self._list("/agents/sessions", {"metadata[job_id]": job_id}) if "id" in s}
+        for session_id in sorted(ids):
+            answer = self._http.get(f"{self._api.url}/agents/sessions/{session_id}", headers=self._harness_headers())
+            if answer.status_code == 404:  # deleted (by the candidate): it stays in the record, as deleted
+                with self._lock:
+                    if session_id in self._sessions:
+                        self._sessions[session_id]["deleted"] = True
+                continue
+            session = _json(answer) if answer.status_code == 200 else None
+            if not isinstance(session, dict):
+                raise _settle_error(f"/agents/sessions/{session_id}", answer)
+            if (session.get("metadata") or {}).get("job_id") in self._job_ids:
                 self._settle_session(session)
+
+    def _harness_headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self._api.secret}", "openai-beta": BETA}
 
     def close(self) -> None:
         """Delete the run's sessions upstream (unless kept), then close the clients."""
@@ -199,7 +216,7 @@ class UpstreamOpenAI:
                     try:
                         status: int | str = self._http.delete(
                             f"{self._api.url}/agents/sessions/{session_id}",
-                            headers={"authorization": f"Bearer {self._api.secret}", "openai-beta": BETA}).status_code
+                            headers=self._harness_headers()).status_code
                     except httpx.HTTPError as err:
                         status = type(err).__name__
                     if isinstance(status, int) and (status < 300 or status == 404):
@@ -417,7 +434,7 @@ class UpstreamOpenAI:
         for _ in range(10_000):  # bounded by the listing's end
             query = {**params, "limit": str(_PAGE), **({"after": after} if after else {})}
             answer = self._http.get(self._api.url + path, params=query,
-                                    headers={"authorization": f"Bearer {self._api.secret}", "openai-beta": BETA})
+                                    headers=self._harness_headers())
             if answer.status_code >= 300:
                 raise _settle_error(path, answer)
             page = answer.json()
@@ -463,3 +480,10 @@ def _session_of(path: str) -> str | None:
     """The session a path below ``/agents/sessions/{id}`` is about, if any."""
     parts = [p for p in path.split("/") if p]
     return parts[2] if len(parts) >= 3 and parts[:2] == ["agents", "sessions"] else None
+
+
+def _json(answer: httpx.Response) -> Any:
+    try:
+        return answer.json()
+    except ValueError:
+        return None
