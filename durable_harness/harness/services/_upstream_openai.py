@@ -11,12 +11,15 @@ upstream refuses them as it refuses a revoked one.
 Ground truth is what the upstream holds, read with the harness's key, in the fake's shape (the
 checkers read it unchanged):
 
-* ``sessions``: every session of the run's jobs (listed by their ``job_id`` metadata once the run
-  is over, ``settle``), with its status, turns and the user messages it was given;
+* ``sessions``: every session of the run's jobs (those the gate saw and those a listing by their
+  ``job_id`` metadata shows, each read by its id once the run is over, ``settle``), with its
+  status, turns and the user messages it was given;
 * ``tool_calls``: every function call in their items, with whether and how it was answered; the
   job, version and business role of each come from the session's metadata and from the call
   itself (``Workload.call_truth``: an upload's image number and bytes, a draft's watermark);
 * ``payloads`` and ``watermarks``: what those calls carried.
+
+The record of it all is ``_upstream_sessions_record.SessionsRecord``; this module reads and forwards.
 
 When each call was issued and answered is the run's time at which the gate first saw it (in an
 answer, a stream's event, or the candidate's tool result); one the gate never saw counts as issued
@@ -37,13 +40,14 @@ import collections
 import json
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
 from durable_harness.harness.services._upstream import Upstream
+from durable_harness.harness.services._upstream_sessions_record import CallTruth, SessionsRecord, session_of
 from durable_harness.wire import Request, Response
 
 __all__ = ["UpstreamOpenAI"]
@@ -56,7 +60,6 @@ _DROP_REQUEST = {"host", "content-length", "authorization", "connection", "accep
                  "keep-alive", "te", "upgrade", "proxy-authorization"}
 _DROP_RESPONSE = {"content-length", "connection", "transfer-encoding", "content-encoding", "keep-alive", "date"}
 BETA = "agents=v1"  # the header the sessions API asks of every request (the SDK's client.beta.agents sends it)
-_CallTruth = Callable[[str, Mapping[str, Any]], Any]
 
 
 class UpstreamOpenAI:
@@ -67,21 +70,15 @@ class UpstreamOpenAI:
     root = "/v1"
     real = True
 
-    def __init__(self, clock: Any, api: Upstream, *, api_key: str, jobs: Iterable[tuple[str, str]], call_truth: _CallTruth,
+    def __init__(self, clock: Any, api: Upstream, *, api_key: str, jobs: Iterable[tuple[str, str]], call_truth: CallTruth,
                  keep: bool = False, transport: httpx.BaseTransport | None = None) -> None:
         self._clock = clock
         self._api = api
         self._keys: dict[str, list[Any]] = {api_key: ["api-key#1", False]}  # minted key -> [label, revoked]
-        self._jobs = tuple(sorted(set(jobs)))  # (job_id, task_version) of every version the run knows
-        self._job_ids = tuple(sorted({job_id for job_id, _ in self._jobs}))
-        self._call_truth = call_truth
+        self.record = SessionsRecord(clock, jobs, call_truth)
         self._http = httpx.Client(timeout=_TIMEOUT_S, transport=transport, follow_redirects=False)
         self._streams = httpx.Client(timeout=httpx.Timeout(_TIMEOUT_S, read=None), transport=transport,
                                      follow_redirects=False)
-        self._lock = threading.Lock()  # the stream readers' threads record what they saw too
-        self._sessions: dict[str, dict[str, Any]] = {}
-        self._calls: dict[str, dict[str, Any]] = {}
-        self._answered_s: dict[str, float] = {}  # call id -> the run's time its result reached the gate
         self._mutations = 0
         self._settled = False
         self._keep = keep
@@ -96,15 +93,15 @@ class UpstreamOpenAI:
         url = self._api.url + path + (f"?{query}" if query else "")
         headers = self._headers(request)
         if request.method == "GET" and path.rstrip("/").endswith("/events"):
-            return self._stream(url, headers, _session_of(path))
+            return self._stream(url, headers, session_of(path))
         try:
             answer = self._http.request(request.method, url, headers=headers, content=request.body or None)
         except httpx.HTTPError as err:
             return _unreachable(err)
         if request.method != "GET" and 200 <= answer.status_code < 300:
             self._mutations += 1
-            self._note_input(path, request)
-        self._observe_body(answer, _session_of(path))
+            self.record.note_input(path, request.body)
+        self.record.observe_json(answer.headers.get("content-type", ""), answer.content, session_of(path))
         return Response(answer.status_code, _answer_headers(answer), answer.content)
 
     def mutations(self) -> int:
@@ -138,8 +135,7 @@ class UpstreamOpenAI:
         now = self._clock.now()
         if self._live_at is not None and now - self._live_at < _LIVE_S:
             return self._live_sessions
-        with self._lock:
-            ids = sorted(self._sessions)
+        ids = self.record.session_ids()
         found = []
         for session_id in ids:
             try:
@@ -162,25 +158,13 @@ class UpstreamOpenAI:
         return []  # the upstream delivers its webhooks itself, to whatever it was told
 
     def call_record(self, call_id: str) -> Mapping[str, Any] | None:
-        with self._lock:
-            call = self._calls.get(call_id)
-            return None if call is None else self._record(call)
+        return self.record.call_record(call_id)
 
     def payload_owner(self, sha256: str) -> Mapping[str, Any] | None:
-        with self._lock:
-            return self._owners()[0].get(sha256)
+        return self.record.payload_owner(sha256)
 
     def truth(self) -> dict[str, Any]:
-        with self._lock:
-            calls = sorted(self._calls.values(), key=lambda c: (float(c["issued_at"]), str(c["call_id"])))
-            payloads, watermarks = self._owners()
-            return {
-                "sessions": [dict(s) for _, s in sorted(self._sessions.items())],
-                "payloads": dict(sorted(payloads.items())),
-                "watermarks": dict(sorted(watermarks.items())),
-                "tool_calls": [self._record(c) for c in calls],
-                "webhooks": [], "subagents": [], "environments": [], "artifacts": [], "executor": {},
-            }
+        return self.record.truth()
 
     def settle(self) -> None:
         """Once, at the end: read every session of the run's jobs again, by its id, with its items and
@@ -189,21 +173,21 @@ class UpstreamOpenAI:
         if self._settled:
             return
         self._settled = True
-        ids = set(self._sessions)
-        for job_id in self._job_ids:
+        ids = set(self.record.session_ids())
+        for job_id in self.record.job_ids:
             ids |= {str(s["id"]) for s in self._list("/agents/sessions", {"metadata[job_id]": job_id}) if "id" in s}
         for session_id in sorted(ids):
             answer = self._http.get(f"{self._api.url}/agents/sessions/{session_id}", headers=self._harness_headers())
-            if answer.status_code == 404:  # deleted (by the candidate): it stays in the record, as deleted
-                with self._lock:
-                    if session_id in self._sessions:
-                        self._sessions[session_id]["deleted"] = True
+            if answer.status_code == 404:  # deleted (by the candidate)
+                self.record.deleted(session_id)
                 continue
             session = _json(answer) if answer.status_code == 200 else None
             if not isinstance(session, dict):
                 raise _settle_error(f"/agents/sessions/{session_id}", answer)
-            if (session.get("metadata") or {}).get("job_id") in self._job_ids:
-                self._settle_session(session)
+            if (session.get("metadata") or {}).get("job_id") in self.record.job_ids:
+                items = list(self._list(f"/agents/sessions/{session_id}/items", {"order": "asc"}))
+                turns = list(self._list(f"/agents/sessions/{session_id}/turns", {"order": "asc"}))
+                self.record.settled(session, items, turns)
 
     def _harness_headers(self) -> dict[str, str]:
         return {"authorization": f"Bearer {self._api.secret}", "openai-beta": BETA}
@@ -212,7 +196,7 @@ class UpstreamOpenAI:
         """Delete the run's sessions upstream (unless kept), then close the clients."""
         try:
             if not self._keep:
-                for session_id in sorted(self._sessions):
+                for session_id in self.record.session_ids():
                     try:
                         status: int | str = self._http.delete(
                             f"{self._api.url}/agents/sessions/{session_id}",
@@ -282,152 +266,12 @@ class UpstreamOpenAI:
                 buffer += item
                 while b"\n\n" in buffer:
                     event, buffer = buffer.split(b"\n\n", 1)
-                    self._observe_event(event, session_id)
+                    self.record.observe_event(event, session_id)
                 yield item
         finally:
             answer.close()
 
-    # -- observing -------------------------------------------------------------------------------
-    def _observe_body(self, answer: httpx.Response, session_id: str | None) -> None:
-        if not answer.headers.get("content-type", "").startswith("application/json"):
-            return
-        try:
-            value = answer.json()
-        except ValueError:
-            return
-        self._observe_value(value, session_id)
-
-    def _observe_value(self, value: Any, session_id: str | None) -> None:
-        """Every session and function call in an answer (a session, a page of items, a listing),
-        each call of the session it was read from."""
-        if isinstance(value, list):
-            for v in value:
-                self._observe_value(v, session_id)
-            return
-        if not isinstance(value, dict):
-            return
-        if value.get("object") == "agent.session" and isinstance(value.get("id"), str):
-            self._note_session(value)
-            session_id = str(value["id"])
-        if isinstance(value.get("session_id"), str):
-            session_id = str(value["session_id"])
-        if value.get("type") == "function_call" and isinstance(value.get("call_id"), str):
-            self._note_call(value, session_id)
-        for key in ("data", "required_actions", "item", "session"):
-            if key in value:
-                self._observe_value(value[key], session_id)
-
-    def _observe_event(self, event: bytes, session_id: str | None) -> None:
-        data = b"".join(line[5:].strip() for line in event.splitlines() if line.startswith(b"data:"))
-        if not data:
-            return
-        try:
-            value = json.loads(data)
-        except ValueError:
-            return
-        self._observe_value(value, session_id)
-
-    def _note_session(self, session: Mapping[str, Any], *, turns: Sequence[Mapping[str, Any]] | None = None,
-                      user_inputs: list[str] | None = None) -> None:
-        raw = session.get("metadata")
-        metadata: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
-        with self._lock:
-            record = self._sessions.setdefault(str(session["id"]), {
-                "id": str(session["id"]), "metadata": dict(sorted(metadata.items())), "status": session.get("status"),
-                "deleted": False, "created_at": self._clock.now(), "turns": 0, "last_turn_status": None,
-                "user_inputs": []})
-            record["status"] = session.get("status", record["status"])
-            if turns is not None:
-                record["turns"] = len(turns)
-                record["last_turn_status"] = turns[-1].get("status") if turns else None
-            if user_inputs is not None:
-                record["user_inputs"] = list(user_inputs)
-
-    def _note_call(self, item: Mapping[str, Any], session_id: str | None) -> None:
-        call_id = str(item["call_id"])
-        with self._lock:
-            known = self._calls.get(call_id)
-            if known is not None:
-                if session_id and not known["session_id"]:
-                    known["session_id"] = session_id
-                return
-            name = str(item.get("name") or "")
-            arguments = item.get("arguments")
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments)
-                except ValueError:
-                    arguments = {}
-            found = self._call_truth(name, arguments if isinstance(arguments, dict) else {})
-            self._calls[call_id] = {
-                "session_id": session_id or "", "turn_id": str(item.get("turn_id") or ""), "call_id": call_id,
-                "name": name, "role": str(getattr(found, "role", "") or ""), "issued_at": self._clock.now(),
-                "answered": False, "success": None, "answered_at": None,
-                "payload_sha256": tuple(getattr(found, "payload_sha256", ()) or ()),
-                "watermarks": tuple(getattr(found, "watermarks", ()) or ())}
-
-    def _record(self, call: Mapping[str, Any]) -> dict[str, Any]:
-        """A call as ground truth shows it: with its job and version, from its session's metadata."""
-        job_id, version = self._job_of(str(call["session_id"]))
-        return {k: v for k, v in call.items() if k not in ("payload_sha256", "watermarks")} | {
-            "job_id": job_id, "task_version": version}
-
-    def _job_of(self, session_id: str) -> tuple[str, str]:
-        metadata = (self._sessions.get(session_id) or {}).get("metadata") or {}
-        if not metadata and len(self._jobs) == 1:  # a call seen before its session: the run's one job
-            return self._jobs[0]
-        return str(metadata.get("job_id", "")), str(metadata.get("task_version", ""))
-
-    def _owners(self) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
-        """Whose payload each digest is, whose watermark each mark is: the first call that carried it."""
-        payloads: dict[str, dict[str, Any]] = {}
-        watermarks: dict[str, dict[str, str]] = {}
-        for call in sorted(self._calls.values(), key=lambda c: (float(c["issued_at"]), str(c["call_id"]))):
-            record = self._record(call)
-            provenance = {"job_id": record["job_id"], "task_version": record["task_version"], "role": record["role"]}
-            for digest in call["payload_sha256"]:
-                payloads.setdefault(str(digest), dict(provenance))
-            for mark in call["watermarks"]:
-                watermarks.setdefault(str(mark), dict(provenance))
-        return payloads, watermarks
-
-    def _note_input(self, path: str, request: Request) -> None:
-        """The candidate's input events that the upstream took: tool results, as they reached the gate."""
-        if not path.rstrip("/").endswith("/events"):
-            return
-        try:
-            body = json.loads(request.body or b"{}")
-        except ValueError:
-            return
-        events = body.get("events") if isinstance(body, dict) else None
-        for event in events if isinstance(events, list) else []:
-            if isinstance(event, dict) and event.get("type") == "agent.session.input.tool_result":
-                call_id = str(event.get("call_id"))
-                with self._lock:
-                    self._answered_s.setdefault(call_id, self._clock.now())
-
-    # -- settling --------------------------------------------------------------------------------
-    def _settle_session(self, session: Mapping[str, Any]) -> None:
-        session_id = str(session["id"])
-        items = list(self._list(f"/agents/sessions/{session_id}/items", {"order": "asc"}))
-        turns = list(self._list(f"/agents/sessions/{session_id}/turns", {"order": "asc"}))
-        inputs = [_text(i) for i in items if i.get("type") == "message" and i.get("role") == "user"]
-        self._note_session(session, turns=turns, user_inputs=[t for t in inputs if t is not None])
-        for item in items:
-            if item.get("type") == "function_call" and isinstance(item.get("call_id"), str):
-                self._note_call(item, session_id)
-        now = self._clock.now()
-        with self._lock:
-            for item in items:
-                if item.get("type") != "function_call_output":
-                    continue
-                record = self._calls.get(str(item.get("call_id")))
-                if record is None:
-                    continue
-                record["answered"] = True
-                record["success"] = item.get("status") == "completed"
-                record["answered_at"] = self._answered_s.get(record["call_id"], now)
-
+    # -- reading the upstream ------------------------------------------------------------------------
     def _list(self, path: str, params: Mapping[str, str]) -> Iterator[dict[str, Any]]:
         """Every object of a listing, page after page, with the harness's key."""
         after: str | None = None
@@ -451,15 +295,6 @@ def _settle_error(path: str, answer: httpx.Response) -> BaseException:
     return HarnessError(f"reading the sessions API's ground truth: GET {path} answered HTTP {answer.status_code}")
 
 
-def _text(item: Mapping[str, Any]) -> str | None:
-    content = item.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict)) or None
-    return None
-
-
 def _bearer(header: str | None) -> str | None:
     if not header or not header.lower().startswith("bearer "):
         return None
@@ -474,12 +309,6 @@ def _unreachable(err: Exception) -> Response:
     body = {"error": {"message": f"The sessions API did not answer: {type(err).__name__}.", "type": "server_error",
                       "code": "upstream_unreachable", "param": None}}
     return Response(502, {"content-type": "application/json"}, json.dumps(body).encode())
-
-
-def _session_of(path: str) -> str | None:
-    """The session a path below ``/agents/sessions/{id}`` is about, if any."""
-    parts = [p for p in path.split("/") if p]
-    return parts[2] if len(parts) >= 3 and parts[:2] == ["agents", "sessions"] else None
 
 
 def _json(answer: httpx.Response) -> Any:
