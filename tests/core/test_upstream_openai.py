@@ -269,3 +269,31 @@ def test_a_session_the_gate_never_saw_is_found_by_the_listing_and_read_by_its_id
     truth = service.truth()
     assert [s["id"] for s in truth["sessions"]] == ["sess_1"] and len(truth["tool_calls"]) == 2
     assert any(r.url.path == "/v1/agents/sessions/sess_1" and r.method == "GET" for r in api.got)
+
+
+def test_the_harnesss_own_reads_are_sent_again_once_when_the_connection_failed_under_them() -> None:
+    """A kept-alive connection the upstream had just closed: the harness's own read (or deletion)
+    goes again once; the candidate's requests are never repeated by the gate."""
+    api, failures = Api(), [1]
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        if failures and request.method == "DELETE":
+            failures.pop()
+            raise httpx.ReadError("the connection was closed", request=request)
+        return api(request)
+
+    service = _service(api)
+    service._http = httpx.Client(transport=httpx.MockTransport(flaky))
+    service.settle()
+    service.close()
+    assert service.cleaned == ["sess_1"]
+    tried: list[str] = []
+
+    def dead(request: httpx.Request) -> httpx.Response:
+        tried.append(request.url.path)
+        raise httpx.ReadError("the connection was closed", request=request)
+
+    down = _service(Api())
+    down._http = httpx.Client(transport=httpx.MockTransport(dead))
+    assert down.handle(_request("GET", "/agents/sessions/sess_1")).status == 502
+    assert tried == ["/v1/agents/sessions/sess_1"]  # the candidate's request: once, never again

@@ -139,7 +139,7 @@ class UpstreamOpenAI:
         found = []
         for session_id in ids:
             try:
-                answer = self._http.get(f"{self._api.url}/agents/sessions/{session_id}",
+                answer = self._own("GET", f"{self._api.url}/agents/sessions/{session_id}",
                                         headers=self._harness_headers())
             except httpx.HTTPError:
                 continue
@@ -177,7 +177,7 @@ class UpstreamOpenAI:
         for job_id in self.record.job_ids:
             ids |= {str(s["id"]) for s in self._list("/agents/sessions", {"metadata[job_id]": job_id}) if "id" in s}
         for session_id in sorted(ids):
-            answer = self._http.get(f"{self._api.url}/agents/sessions/{session_id}", headers=self._harness_headers())
+            answer = self._own("GET", f"{self._api.url}/agents/sessions/{session_id}", headers=self._harness_headers())
             if answer.status_code == 404:  # deleted (by the candidate)
                 self.record.deleted(session_id)
                 continue
@@ -189,6 +189,14 @@ class UpstreamOpenAI:
                 turns = list(self._list(f"/agents/sessions/{session_id}/turns", {"order": "asc"}))
                 self.record.settled(session, items, turns)
 
+    def _own(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One of the harness's own requests (a read, a deletion: each may be repeated), sent again once
+        if the connection failed under it (a kept-alive connection the upstream had just closed)."""
+        try:
+            return self._http.request(method, url, **kwargs)
+        except httpx.TransportError:
+            return self._http.request(method, url, **kwargs)
+
     def _harness_headers(self) -> dict[str, str]:
         return {"authorization": f"Bearer {self._api.secret}", "openai-beta": BETA}
 
@@ -198,9 +206,8 @@ class UpstreamOpenAI:
             if not self._keep:
                 for session_id in self.record.session_ids():
                     try:
-                        status: int | str = self._http.delete(
-                            f"{self._api.url}/agents/sessions/{session_id}",
-                            headers=self._harness_headers()).status_code
+                        status: int | str = self._own("DELETE", f"{self._api.url}/agents/sessions/{session_id}",
+                                                      headers=self._harness_headers()).status_code
                     except httpx.HTTPError as err:
                         status = type(err).__name__
                     if isinstance(status, int) and (status < 300 or status == 404):
@@ -277,7 +284,7 @@ class UpstreamOpenAI:
         after: str | None = None
         for _ in range(10_000):  # bounded by the listing's end
             query = {**params, "limit": str(_PAGE), **({"after": after} if after else {})}
-            answer = self._http.get(self._api.url + path, params=query,
+            answer = self._own("GET", self._api.url + path, params=query,
                                     headers=self._harness_headers())
             if answer.status_code >= 300:
                 raise _settle_error(path, answer)
