@@ -12,7 +12,7 @@ by its ``job_id`` / ``task_version`` metadata; a job's id with a run's suffix
 Its base URL is printed on stdout as ``openai: http://127.0.0.1:PORT/v1``; its API key and webhook
 secret go to an env file (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_WEBHOOK_SECRET``, mode
 0600), never to the terminal. Webhooks are not delivered (nobody told it where to). It stops on
-SIGTERM or SIGINT.
+SIGTERM or SIGINT (exit 0), or when the fake itself failed (exit 3, said on stderr).
 
 What it deliberately does not do: record anything for a report (nothing of it is judged), or serve
 the other services of a world.
@@ -62,6 +62,7 @@ def serve_fake(paths: Sequence[Path | str], *, seed: int, env_file: Path, out: T
     fake = SessionsFake(clock, component_random(seed, "fakes.openai_agents"), api_key=api_key, brains=brains,
                         webhook_secret=webhook_secret)
     gate = Gate(clock, history, [fake], Nemesis(clock, history))
+    gate.max_requests_per_step = sys.maxsize  # no candidate steps here: its requests are everyone's, for as long as it serves
     servers = LoopbackServers(gate, clock, process=lambda: WORKER, on_crash=lambda crash: None)
     stop = stop or threading.Event()
     try:
@@ -71,10 +72,13 @@ def serve_fake(paths: Sequence[Path | str], *, seed: int, env_file: Path, out: T
         print(f"openai: {base}", file=out)
         print(f"serve-fake: the sessions API of {count} jobs of {len(scenarios)} scenarios (seed {seed}, on the wall "
               f"clock); its key and webhook secret are in {env_file}; SIGTERM or Ctrl-C stops it", file=out, flush=True)
-        _until_stopped(clock, stop)
+        _until_stopped(clock, stop, gate)
     finally:
         clock.stop()
         servers.stop()
+    if gate.failure is not None:  # it would only reset every connection from now on: said, and stopped
+        print(f"serve-fake: the fake failed, and stopped serving: {gate.failure}", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -119,14 +123,14 @@ def _write_env(path: Path, values: dict[str, str]) -> None:
     os.chmod(path, 0o600)
 
 
-def _until_stopped(clock: RealTimeClock, stop: threading.Event) -> None:
-    """Fire the fake's timers (the agent's thoughts) on time until asked to stop."""
+def _until_stopped(clock: RealTimeClock, stop: threading.Event, gate: Any) -> None:
+    """Fire the fake's timers (the agent's thoughts) on time until asked to stop, or the fake failed."""
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT):
             previous[signum] = signal.signal(signum, lambda *_: stop.set())
     try:
-        while not stop.is_set():
+        while not stop.is_set() and gate.failure is None:
             with clock.lock:
                 clock.wait(TICK_S)
     finally:

@@ -297,3 +297,44 @@ def test_the_harnesss_own_reads_are_sent_again_once_when_the_connection_failed_u
     down._http = httpx.Client(transport=httpx.MockTransport(dead))
     assert down.handle(_request("GET", "/agents/sessions/sess_1")).status == 502
     assert tried == ["/v1/agents/sessions/sess_1"]  # the candidate's request: once, never again
+
+
+@pytest.mark.slow  # about 2,000 requests over loopback
+def test_serve_fake_serves_for_as_long_as_it_runs_not_one_steps_worth(tmp_path: Path) -> None:
+    """Its requests are nobody's step: the gate's bound on one step's requests (2,000, a runaway
+    candidate) does not stop it after the 2,000th request of all its clients; the real SDK reads it."""
+    import io
+    import threading
+
+    import openai
+
+    from durable_harness.harness._gate import MAX_REQUESTS_PER_STEP
+    from durable_harness.harness._serve_fake import serve_fake
+
+    stop, out = threading.Event(), io.StringIO()
+    env_file = tmp_path / "fake-openai.env"
+    codes: list[int] = []
+    server = threading.Thread(target=lambda: codes.append(serve_fake([SCENARIOS / "baseline.yaml"], seed=3,
+                                                                         env_file=env_file, out=out, stop=stop)))
+    server.start()
+    try:
+        for _ in range(200):
+            if "openai: " in out.getvalue() and env_file.exists():
+                break
+            stop.wait(0.05)
+        values = dict(line.split("=", 1) for line in env_file.read_text().splitlines())
+        client = openai.OpenAI(base_url=values["OPENAI_BASE_URL"], api_key=values["OPENAI_API_KEY"], max_retries=0)
+        with httpx.Client() as http:
+            headers = {"authorization": f"Bearer {values['OPENAI_API_KEY']}", "openai-beta": "agents=v1"}
+            for _ in range(MAX_REQUESTS_PER_STEP + 5):
+                assert http.get(f"{values['OPENAI_BASE_URL']}/agents/sessions", headers=headers).status_code == 200
+        session = client.beta.agents.sessions.create(
+            environment={"type": "none"}, agent={"model": "gpt-5.1", "instructions": "x"}, input="the task",
+            metadata={"job_id": "job-baseline-0a1b2c", "task_version": "1"})  # a run's suffix: baseline's job
+        assert client.beta.agents.sessions.retrieve(session.id).metadata == {"job_id": "job-baseline-0a1b2c",
+                                                                               "task_version": "1"}
+        assert values["OPENAI_API_KEY"] not in out.getvalue()
+    finally:
+        stop.set()
+        server.join(timeout=30)
+    assert codes == [0]
