@@ -5,8 +5,7 @@ Usage: python benchmarks/bench_sessions_by_url.py [-j N] [--candidate SPEC] [--s
 Starts ``durable-harness serve-fake openai``, then runs every scenario that applies against a
 sessions API by URL (``services._applicability``) twice with ``durable-harness run -j N``: once with
 the fake inside the harness (compressed real time, the default scale), once through
-``--service openai=URL`` (the wall clock, scale 1). Printed per side: wall time, the harness's CPU,
-and the verdicts, which must be equal (a difference is a fidelity finding, printed as such). The
+``--service openai=URL`` (the wall clock, scale 1). Printed per side: wall time and the verdicts, which must be equal (a difference is a fidelity finding, printed as such). The
 candidate must be a process (default: the reference, served). Wall-clock time is measured here,
 in the benchmark, never inside the harness.
 """
@@ -16,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shlex
 import subprocess
 import sys
@@ -54,18 +52,15 @@ def _side(name: str, paths: list[str], candidate: str, jobs: int, folder: Path, 
     argv = [*CLI, "run", "-j", str(jobs), "--candidate", candidate, "--report", str(report), *extra]
     for path in paths:
         argv += ["--scenario", path]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=False)
     wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     index = json.loads((report / "report.json").read_text())
     verdicts = {}
     for scenario_id in index["scenarios"]:
         doc = json.loads((report / scenario_id / "run.json").read_text())
         verdicts[scenario_id] = doc["verdict"] if doc["error"] is None else f"error:{doc['error']['kind']}"
-    return {"wall_s": wall, "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
-            "verdicts": verdicts}
+    return {"wall_s": wall, "verdicts": verdicts}
 
 
 def main() -> int:
@@ -95,7 +90,7 @@ def main() -> int:
         verdicts = side["verdicts"]
         assert isinstance(verdicts, dict)
         passed = sum(1 for v in verdicts.values() if v == "pass")
-        print(f"  {name:34} wall {side['wall_s']:7.1f} s   CPU {side['cpu_s']:6.1f} s   {passed}/{len(verdicts)} pass")
+        print(f"  {name:34} wall {side['wall_s']:7.1f} s   {passed}/{len(verdicts)} pass")
     differ = {k: (v, by_url["verdicts"].get(k)) for k, v in fake["verdicts"].items()  # type: ignore[union-attr]
               if by_url["verdicts"].get(k) != v}  # type: ignore[union-attr]
     for scenario_id, (here, there) in sorted(differ.items()):
