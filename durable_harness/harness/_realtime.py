@@ -47,7 +47,6 @@ __all__ = ["DEFAULT_TIME_SCALE", "TIME_SCALE_ENV", "CallAbandoned", "CallTimeout
 
 DEFAULT_TIME_SCALE = 10.0
 TIME_SCALE_ENV = "DURABLE_HARNESS_TIME_SCALE"
-WALL_ENV = "DH_SERVICE_OPENAI"  # a sessions API by URL: its runs keep the wall clock (``time_scale``)
 MAX_TIME_SCALE = 1000.0
 JUMP_S = 1.0  # the longest wait of one jump, in scenario seconds
 T = TypeVar("T")
@@ -55,12 +54,15 @@ T = TypeVar("T")
 
 def time_scale() -> float:
     """The scale of a run in real time: ``DURABLE_HARNESS_TIME_SCALE`` when set, else 10; 1 (and only 1)
-    against a sessions API by URL (``DH_SERVICE_OPENAI``): its agent thinks, and its timestamps are
+    against a sessions API by URL (``DH_SERVICE_OPENAI``, ``services._upstream``): its agent thinks, and its timestamps are
     written, on the wall clock, which the run's time must then be (``RealTimeClock(wall=True)``)."""
+    from durable_harness.harness.services._upstream import url_variable
+
+    wall = url_variable("openai")
     raw = os.environ.get(TIME_SCALE_ENV)
-    if (os.environ.get(WALL_ENV) or "").strip():
+    if (os.environ.get(wall) or "").strip():
         if raw is not None and raw.strip() and raw.strip() not in ("1", "1.0"):
-            raise ValueError(f"{TIME_SCALE_ENV}={raw!r}: against a sessions API by URL ({WALL_ENV}) a run keeps "
+            raise ValueError(f"{TIME_SCALE_ENV}={raw!r}: against a sessions API by URL ({wall}) a run keeps "
                              "the wall clock, scale 1 (unset it, or set it to 1)")
         return 1.0
     if raw is None or not raw.strip():

@@ -265,7 +265,7 @@ class World:
     def idle(self) -> bool:
         """Whether every candidate process served takes its time from the harness and is idle now
         (``_idleness``): the run's time may then skip to what is due next."""
-        if getattr(self.services["openai"].fake, "real", False):  # its agent thinks in real time: none to skip
+        if getattr(self.clock, "wall", False):  # a sessions API by URL: its agent thinks on the wall clock
             return False
         return bool(self.served) and all(s.idleness.idle() for s in self.served if not s.closed)
 

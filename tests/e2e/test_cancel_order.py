@@ -19,7 +19,6 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,22 +26,13 @@ import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness._loopback import LoopbackServers
-from tests.e2e._processes import REPO, kill_marked, marked, new_mark, story, wait_gone
+from tests.e2e._processes import REPO, marked, story
 
 pytestmark = pytest.mark.e2e
 
 SCENARIO = REPO / "durable_harness" / "scenarios" / "cancel-before-first-write.yaml"
 ATTEMPTS = 6
 LATE_CANCEL = f"{shlex.quote(sys.executable)} {shlex.quote(str(REPO / 'tests' / 'e2e' / 'process_candidates' / 'late_cancel.py'))}"
-
-
-@pytest.fixture
-def mark() -> Iterator[str]:
-    token = new_mark()
-    yield token
-    left = wait_gone(token)
-    kill_marked(token)
-    assert left == [], f"processes left behind: {left}"
 
 
 def _raced(tmp_path: Path, mark: str) -> None:

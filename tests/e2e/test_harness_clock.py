@@ -6,29 +6,19 @@ and the same verdict; a candidate that never says so (the reference by default) 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
-from tests.e2e._processes import NODE_EXAMPLE, REFERENCE, REPO, kill_marked, marked, new_mark, wait_gone
+from tests.e2e._processes import NODE_EXAMPLE, REFERENCE, REPO, marked
 
 pytestmark = pytest.mark.e2e  # end-to-end runs of processes: `make test` runs them
 
 SCENARIOS = REPO / "durable_harness" / "scenarios"
 ON_HARNESS_CLOCK = f"{REFERENCE} --clock harness"
 ON_REAL_TIME = REFERENCE  # its default
-
-
-@pytest.fixture
-def mark() -> Iterator[str]:
-    token = new_mark()
-    yield token
-    left = wait_gone(token)
-    kill_marked(token)
-    assert left == [], f"processes left behind: {left}"
 
 
 def _run(scenario: str, candidate: str, out: Path) -> dict[str, Any]:

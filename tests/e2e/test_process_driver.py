@@ -18,7 +18,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,22 +29,12 @@ from durable_harness.harness._realtime import TIME_SCALE_ENV
 from durable_harness.harness.drivers._ports import listen_port
 from durable_harness.harness.cli import main
 from tests.e2e._processes import (
-    MISBEHAVING, NODE_EXAMPLE, REFERENCE, REPO, kill_marked, marked, new_mark, survivors, wait_gone, wait_present,
+    MISBEHAVING, NODE_EXAMPLE, REFERENCE, REPO, marked, survivors, wait_gone, wait_present,
 )
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
 BASELINE = REPO / "durable_harness" / "scenarios" / "baseline.yaml"
-
-
-@pytest.fixture
-def mark() -> Iterator[str]:
-    """A mark for this test's candidate processes; none may survive the test."""
-    token = new_mark()
-    yield token
-    left = wait_gone(token)
-    kill_marked(token)
-    assert left == [], f"processes left behind: {left}"
 
 
 def run(path: Path, candidate: str, out: Path, **changes: Any) -> dict[str, Any]:

@@ -24,13 +24,12 @@ import pytest
 from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness._realtime import TIME_SCALE_ENV
 from durable_harness.harness.cli import main
-from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, story, wait_gone
+from tests.e2e._processes import REFERENCE, REPO, marked, story
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SCENARIOS = REPO / "durable_harness" / "scenarios"
 MUTANT = REFERENCE + " --candidate mutant:{}"
-START_S = 60.0
 
 
 @pytest.fixture(scope="module")
@@ -66,14 +65,8 @@ def by_url(upstream: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[st
     return upstream
 
 
-def _as_process(command: str, scenario: str, out: Path) -> dict[str, Any]:
-    mark = new_mark()
-    try:
-        return run_scenario(load_scenario(SCENARIOS / f"{scenario}.yaml"), marked(command, mark), None, out)
-    finally:
-        left = wait_gone(mark)
-        kill_marked(mark)
-        assert left == [], f"processes left behind: {left}"
+def _run(command: str, scenario: str, mark: str, out: Path) -> dict[str, Any]:
+    return run_scenario(load_scenario(SCENARIOS / f"{scenario}.yaml"), marked(command, mark), None, out)
 
 
 def test_serve_fake_prints_its_url_and_keeps_its_key_in_a_file_of_the_users(by_url: dict[str, str]) -> None:
@@ -84,8 +77,9 @@ def test_serve_fake_prints_its_url_and_keeps_its_key_in_a_file_of_the_users(by_u
 @pytest.mark.parametrize("scenario", ["baseline", "session-create-502-after-commit", "stream-dropped-mid-turn",
                                       "unknown-pending-race", "api-key-revoked-mid-turn", "lost-draft-response",
                                       "cancel-before-first-write"])
-def test_the_reference_passes_against_a_sessions_api_by_url(scenario: str, by_url: dict[str, str], tmp_path: Path) -> None:
-    doc = _as_process(REFERENCE, scenario, tmp_path)
+def test_the_reference_passes_against_a_sessions_api_by_url(scenario: str, by_url: dict[str, str], mark: str,
+                                                           tmp_path: Path) -> None:
+    doc = _run(REFERENCE, scenario, mark, tmp_path)
     failing = [(c["name"], c["because"]) for c in doc["checkers"] if c["verdict"] != "pass"]
     assert (doc["verdict"], doc["error"]) == ("pass", None), f"{failing}\n{doc['reproduce']}{story(tmp_path)}"
     truth = doc["truth"]["openai"]
@@ -102,23 +96,18 @@ def test_the_reference_passes_against_a_sessions_api_by_url(scenario: str, by_ur
     ("ignore-cancel", "cancel-before-first-write", "unauthorized_calls"),  # its trigger read live upstream
 ])
 def test_a_bug_on_the_sessions_side_is_caught_from_what_the_upstream_holds(
-        mutant: str, scenario: str, checker: str, by_url: dict[str, str], tmp_path: Path) -> None:
-    doc = _as_process(MUTANT.format(mutant), scenario, tmp_path)
+        mutant: str, scenario: str, checker: str, by_url: dict[str, str], mark: str, tmp_path: Path) -> None:
+    doc = _run(MUTANT.format(mutant), scenario, mark, tmp_path)
     verdicts = {c["name"]: c["verdict"] for c in doc["checkers"]}
     assert doc["error"] is None and verdicts.get(checker) == "fail", f"{verdicts} {doc['error']}\n{story(tmp_path)}"
 
 
-def test_no_key_reaches_a_report_and_no_session_is_left_upstream(by_url: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                 capsys: pytest.CaptureFixture[str]) -> None:
-    mark = new_mark()
+def test_no_key_reaches_a_report_and_no_session_is_left_upstream(by_url: dict[str, str], mark: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "report"
-    try:
-        code = main(["run", "--candidate", marked(REFERENCE, mark), "--service", f"openai={by_url['url']}",
-                     "--scenario", str(SCENARIOS / "baseline.yaml"), "--scenario", str(SCENARIOS / "coding-baseline.yaml"),
-                     "--report", str(report)])
-    finally:
-        wait_gone(mark)
-        kill_marked(mark)
+    code = main(["run", "--candidate", marked(REFERENCE, mark), "--service", f"openai={by_url['url']}",
+                 "--scenario", str(SCENARIOS / "baseline.yaml"), "--scenario", str(SCENARIOS / "coding-baseline.yaml"),
+                 "--report", str(report)])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "not applicable: coding-baseline: the coding workload's ground truth" in out

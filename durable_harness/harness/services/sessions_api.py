@@ -39,7 +39,6 @@ def _error_response(status: int, headers: Mapping[str, str]) -> Response:
 
 def _build(ctx: ServiceContext) -> BuiltService:
     from durable_harness.fakes.openai_agents import SessionsFake  # imported when a run builds it, not by list/validate
-    from durable_harness.harness.candidate import ServiceEndpoint
 
     rng = component_random(ctx.seed, "world.secrets.openai")
     api_key = "sk-harness-" + "".join(rng.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(32))
@@ -50,21 +49,28 @@ def _build(ctx: ServiceContext) -> BuiltService:
     brains = ctx.workload.brain(ctx.jobs, derive_seed(ctx.seed, f"brain.{ctx.workload.name}"))
     fake = SessionsFake(ctx.clock, component_random(ctx.seed, "fakes.openai_agents"), api_key=api_key, brains=brains,
                         webhook_secret=webhook_secret)
-    url = f"http://{HOST}/v1"
-    # A process builds its own client: OPENAI_MAX_RETRIES says how many retries of its own the
-    # scenario gives the SDK (as a team that kept the SDK's default would run it).
-    retries = str(int(ctx.options.get("sdk_max_retries", 0)))
-    endpoint = ServiceEndpoint(url=url, credentials={"api_key": api_key, "webhook_secret": webhook_secret}, variables={
-        "OPENAI_BASE_URL": url, "OPENAI_API_KEY": api_key, "OPENAI_WEBHOOK_SECRET": webhook_secret,
-        "OPENAI_MAX_RETRIES": retries})
+    endpoint = _endpoint(ctx, api_key, webhook_secret)
     return BuiltService(fake=fake, endpoint=endpoint, secrets=(api_key, webhook_secret), error_response=_error_response,
                         conditions=_conditions(fake), effects=_effects(ctx, fake),
                         classify=lambda request, route, role_of: classify(fake, request, route, role_of))
 
 
+def _endpoint(ctx: ServiceContext, api_key: str, webhook_secret: str) -> Any:
+    """What the candidate is given: the gate's URL and the credentials the harness minted (the fake's
+    or, against a sessions API by URL, the ones the gate maps to the harness's own key)."""
+    from durable_harness.harness.candidate import ServiceEndpoint
+
+    url = f"http://{HOST}/v1"
+    # A process builds its own client: OPENAI_MAX_RETRIES says how many retries of its own the
+    # scenario gives the SDK (as a team that kept the SDK's default would run it).
+    retries = str(int(ctx.options.get("sdk_max_retries", 0)))
+    return ServiceEndpoint(url=url, credentials={"api_key": api_key, "webhook_secret": webhook_secret}, variables={
+        "OPENAI_BASE_URL": url, "OPENAI_API_KEY": api_key, "OPENAI_WEBHOOK_SECRET": webhook_secret,
+        "OPENAI_MAX_RETRIES": retries})
+
+
 def _build_real(ctx: ServiceContext, real: Upstream, api_key: str, webhook_secret: str) -> BuiltService:
     from durable_harness.harness._errors import HarnessError
-    from durable_harness.harness.candidate import ServiceEndpoint
     from durable_harness.harness.services._upstream_openai import UpstreamOpenAI
 
     from durable_harness.harness._realtime import RealTimeClock
@@ -77,11 +83,7 @@ def _build_real(ctx: ServiceContext, real: Upstream, api_key: str, webhook_secre
                            "it cannot run against a sessions API by URL")
     api = UpstreamOpenAI(ctx.clock, real, api_key=api_key, jobs=list(ctx.jobs), call_truth=ctx.workload.call_truth,
                          keep=keep_upstream())
-    url = f"http://{HOST}/v1"
-    retries = str(int(ctx.options.get("sdk_max_retries", 0)))
-    endpoint = ServiceEndpoint(url=url, credentials={"api_key": api_key, "webhook_secret": webhook_secret}, variables={
-        "OPENAI_BASE_URL": url, "OPENAI_API_KEY": api_key, "OPENAI_WEBHOOK_SECRET": webhook_secret,
-        "OPENAI_MAX_RETRIES": retries})
+    endpoint = _endpoint(ctx, api_key, webhook_secret)
     return BuiltService(fake=api, endpoint=endpoint, secrets=(api_key, webhook_secret, real.secret),
                         error_response=_error_response, conditions=api.conditions(),
                         classify=lambda request, route, role_of: classify(api, request, route, role_of))
