@@ -35,8 +35,8 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
 * ``explore``    — exploration's throughput: plans per CPU second and per wall second of ``explore``
   against the reference for ``--explore-s`` seconds (default 20, seed 0), in-process (the forked
   driver) and as a process (``cmd:``, the reference's default clock: compressed real time);
-* ``tests``      — the fast tests (``pytest -q -n 2``) and the whole suite (``make test``, as CI runs it):
-  wall and CPU seconds, once each.
+* ``tests``      — the fast tests (``pytest -q -n 2``), the suite (``make test``) and its slow sweeps
+  (``make test-slow``; CI runs both): wall and CPU seconds, once each.
 
 CPU time (``getrusage``) is the figure to trust on a busy machine; wall time is printed beside it.
 Each row carries the one-minute load average before and after it. ``--out`` writes the figures as
@@ -495,7 +495,8 @@ def row_explore(args: argparse.Namespace) -> list[Figure]:
 def row_tests(args: argparse.Namespace) -> list[Figure]:
     figures = []
     fast = [sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:randomly"]
-    for name, command in (("pytest (fast tests, -n 2)", fast), ("make test", ["make", "-s", "test"])):
+    for name, command in (("pytest (fast tests, -n 2)", fast), ("make test", ["make", "-s", "test"]),
+                          ("make test-slow", ["make", "-s", "test-slow"])):
         cpu = Figure(f"{name} CPU", "s", f"{name}: CPU of every process")
         wall = Figure(f"{name} wall", "s", f"{name}: wall time")
         c0, w0 = _cpu(), time.perf_counter()

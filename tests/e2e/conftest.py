@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.e2e._processes import kill_marked, new_mark, wait_gone
+from tests.e2e._shared_runs import SharedRuns, shared_root
 
 
 @pytest.fixture
@@ -17,3 +18,9 @@ def mark() -> Iterator[str]:
     left = wait_gone(token)
     kill_marked(token)
     assert left == [], f"processes left behind: {left}"
+
+
+@pytest.fixture(scope="session")
+def shared_runs(tmp_path_factory: pytest.TempPathFactory) -> SharedRuns:
+    """Process runs shared by the tests that assert on the same run (``_shared_runs``)."""
+    return SharedRuns(shared_root(tmp_path_factory))

@@ -21,6 +21,7 @@ from durable_harness.fakes.toxiproxy import ToxiproxyThread
 from durable_harness.harness import load_scenarios, run_scenario
 from durable_harness.harness.scenario import ScenarioError, load_scenario
 from tests.e2e._processes import REFERENCE, REPO, as_process
+from tests.e2e._shared_runs import SharedRuns
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -62,8 +63,8 @@ def test_a_malformed_toxic_names_the_file_the_field_and_the_value(tmp_path: Path
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", NETWORK, ids=lambda s: s.id)
-def test_the_reference_as_a_process_passes_every_network_scenario(scenario: Any, tmp_path: Path) -> None:
-    doc = as_process(REFERENCE, scenario, tmp_path / scenario.id)
+def test_the_reference_as_a_process_passes_every_network_scenario(scenario: Any, shared_runs: SharedRuns) -> None:
+    doc, _ = shared_runs.run(REFERENCE, scenario)  # the next tests read two of these runs
     assert (doc["verdict"], doc["error"]) == ("pass", None), doc["reproduce"]
     fired = [f for f in doc["faults"] if f["kind"] == "toxic"]
     assert [f["status"] for f in fired] == ["fired"], fired
@@ -78,9 +79,8 @@ def test_every_promised_mutant_is_caught_as_a_process(mutant: str, scenario: Any
 
 
 @pytest.mark.slow
-def test_a_latency_beyond_the_client_timeout_makes_the_client_give_up_on_a_committed_write(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    doc = as_process(REFERENCE, BY_ID["wordpress-latency-beyond-timeout"], out)
+def test_a_latency_beyond_the_client_timeout_makes_the_client_give_up_on_a_committed_write(shared_runs: SharedRuns) -> None:
+    doc, out = shared_runs.run(REFERENCE, BY_ID["wordpress-latency-beyond-timeout"])
     assert doc["verdict"] == "pass"
     rows = _rows(out)
     fault = next(r for r in rows if r["type"] == "fault")
@@ -92,10 +92,9 @@ def test_a_latency_beyond_the_client_timeout_makes_the_client_give_up_on_a_commi
         "GET", "/wp/v2/posts")
 
 
-@pytest.mark.slow
-def test_down_refuses_the_candidate_for_the_whole_minute(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    doc = as_process(REFERENCE, BY_ID["sessions-api-down"], out)
+def test_down_refuses_the_candidate_for_the_whole_minute(shared_runs: SharedRuns) -> None:
+    """Not slow: `make test`'s run of a toxic (the others are `make test-slow`'s)."""
+    doc, out = shared_runs.run(REFERENCE, BY_ID["sessions-api-down"])
     assert doc["verdict"] == "pass"
     rows = _rows(out)
     fault = next(r for r in rows if r["type"] == "fault")

@@ -27,8 +27,9 @@ FACTORIES = ("tests.candidates.strangers.polling:create", "tests.candidates.stra
 
 
 def _param(scenario: Any, factory: str) -> Any:
-    """A sweep scenario is many runs: it goes with the slow tests."""
-    marks = [pytest.mark.slow] if scenario.sweep else []
+    """A sweep scenario is many runs: it goes with the slow tests. So does the second style's catalogue
+    (``make test`` runs the first style's whole catalogue, ``make test-slow`` the second's)."""
+    marks = [pytest.mark.slow] if scenario.sweep or factory != FACTORIES[0] else []
     return pytest.param(factory, scenario, marks=marks, id=f"{factory.rsplit(':', 1)[1]}-{scenario.id}")
 
 

@@ -3,7 +3,8 @@ every scenario of one worker (``test_workers_process`` runs those of several, as
 PostgreSQL, and every mutant they promise to catch), and passes the crash-point sweep's points at
 every write and at the first read of each kind; every mutant promised by a scenario of one worker
 is caught as a process by every scenario that promises it. The sweep's points are split in four tests
-(each with its own clean run), so that pytest-xdist spreads them: in real time, a point costs seconds.
+(one clean run finds them for the four), so that pytest-xdist spreads them: in real time, a point
+costs seconds.
 
 Mutants run as processes through ``python -m durable_harness.candidates.reference.serve --candidate mutant:NAME``.
 Each run's processes are marked and counted: none may outlive its run.
@@ -12,6 +13,7 @@ Each run's processes are marked and counted: none may outlive its run.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -21,8 +23,10 @@ import pytest
 from durable_harness.harness import load_scenarios, run_scenario
 from durable_harness.harness._run import run_once
 from durable_harness.harness._sweep import POINTS, SweepPoint, run_point
+from durable_harness.harness._realtime import TIME_SCALE_ENV
 from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
 from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, story, wait_gone
+from tests.e2e._shared_runs import SharedRuns
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -58,7 +62,7 @@ def test_the_reference_as_a_process_passes_as_in_process(scenario: Any, tmp_path
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", [s for s in CATALOGUE if s.sweep], ids=lambda s: s.id)
 @pytest.mark.parametrize("part", range(SWEEP_PARTS), ids=lambda n: f"part{n + 1}of{SWEEP_PARTS}")
-def test_the_reference_as_a_process_passes_every_crash_point(scenario: Any, part: int) -> None:
+def test_the_reference_as_a_process_passes_every_crash_point(scenario: Any, part: int, shared_runs: SharedRuns) -> None:
     """The in-process sweep passes every point (``test_runs``); as a process, so does every point it
     reaches of every write (both sides) and of the first request of each kind of read: a crash is a
     SIGKILL there, whatever the request, and a write is where a restart can do harm twice. (Every
@@ -71,7 +75,10 @@ def test_the_reference_as_a_process_passes_every_crash_point(scenario: Any, part
     mark = new_mark()
     spec = marked(REFERENCE, mark)
     try:
-        points, settled = _points(base, spec)
+        # The clean run that finds the points is one for the four parts (the first part to start runs it).
+        found = shared_runs.once(f"sweep-points-{scenario.id}-{os.environ.get(TIME_SCALE_ENV, '')}",
+                                 lambda: _points(base, spec))
+        points, settled = [SweepPoint(*p) for p in found[0]], found[1]
         failing, unreached = [], []
         for point in points[part::SWEEP_PARTS]:
             doc = run_point(base, point, spec)
@@ -88,7 +95,7 @@ def test_the_reference_as_a_process_passes_every_crash_point(scenario: Any, part
     assert len(unreached) <= len(points) // SWEEP_PARTS // 4, unreached
 
 
-def _points(base: Any, spec: str) -> tuple[list[SweepPoint], int]:
+def _points(base: Any, spec: str) -> tuple[list[tuple[int, str, str]], int]:
     """The sweep's points from a clean run (as ``sweep_points`` finds them), and how many requests the
     candidate made before its job first settled in that run."""
     clean, history = run_once(dataclasses.replace(base, faults=()), spec)
@@ -99,8 +106,8 @@ def _points(base: Any, spec: str) -> tuple[list[SweepPoint], int]:
     kinds = [f"{e.data.get('method')} {e.data.get('service')}{re.sub(r'/([a-z]+_)?[0-9]+(?=/|$)', '/{id}', e.data.get('route', ''))}"
              for e in requests]
     chosen = [k for k, kind in enumerate(kinds, 1) if not kind.startswith("GET ") or kind not in kinds[:k - 1]]
-    points = [SweepPoint(k, side, kinds[k - 1]) for k in chosen for side in POINTS]
-    assert len(points) >= 2 * SWEEP_PARTS and any(p.request.startswith("POST wordpress") for p in points)
+    points = [(k, side, kinds[k - 1]) for k in chosen for side in POINTS]
+    assert len(points) >= 2 * SWEEP_PARTS and any(p[2].startswith("POST wordpress") for p in points)
     return points, sum(1 for e in requests if e.index < settle)
 
 

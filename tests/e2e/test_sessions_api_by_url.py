@@ -26,7 +26,9 @@ from durable_harness.harness._realtime import TIME_SCALE_ENV
 from durable_harness.harness.cli import main
 from tests.e2e._processes import REFERENCE, REPO, marked, story
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+# The reference and the mutants on several scenarios are slow (`make test-slow`); `make test` keeps the
+# serve-fake and the one run through the command line (the driver end to end, keys and sessions left).
+pytestmark = pytest.mark.e2e
 
 SCENARIOS = REPO / "durable_harness" / "scenarios"
 MUTANT = REFERENCE + " --candidate mutant:{}"
@@ -74,6 +76,7 @@ def test_serve_fake_prints_its_url_and_keeps_its_key_in_a_file_of_the_users(by_u
     assert by_url["env_mode"] == "0o600"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", ["baseline", "session-create-502-after-commit", "stream-dropped-mid-turn",
                                       "unknown-pending-race", "api-key-revoked-mid-turn", "lost-draft-response",
                                       "cancel-before-first-write"])
@@ -90,6 +93,7 @@ def test_the_reference_passes_against_a_sessions_api_by_url(scenario: str, by_ur
     assert "--service openai=" + by_url["url"] in doc["reproduce"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mutant", "scenario", "checker"), [
     ("create-session-on-empty-listing", "session-create-502-after-commit", "resubmitted_tasks"),
     ("resubmit-on-drop", "stream-dropped-mid-turn", "resubmitted_tasks"),

@@ -21,6 +21,7 @@ import pytest
 from durable_harness.harness import load_scenarios, run_scenario
 from durable_harness.harness._postgres import admin_url
 from tests.e2e._processes import REFERENCE, REPO, as_process, until_reached
+from tests.e2e._shared_runs import SharedRuns
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -54,9 +55,8 @@ def _databases() -> set[str]:
 @pytest.mark.slow
 @needs_postgres
 @pytest.mark.parametrize("scenario", WORKERS, ids=lambda s: s.id)
-def test_the_reference_as_processes_passes_on_postgresql(scenario: Any, tmp_path: Path) -> None:
-    out = tmp_path / scenario.id
-    doc = as_process(REFERENCE, scenario, out)
+def test_the_reference_as_processes_passes_on_postgresql(scenario: Any, shared_runs: SharedRuns) -> None:
+    doc, out = shared_runs.run(REFERENCE, scenario)  # a test below reads one of these runs
     assert (doc["verdict"], doc["error"]) == ("pass", None), doc["reproduce"]
     rows = _rows(out)
     shared = next(r["data"]["shared_database"] for r in rows if "shared_database" in r["data"])
@@ -70,7 +70,7 @@ def test_the_reference_as_processes_passes_on_postgresql(scenario: Any, tmp_path
 @pytest.mark.parametrize(("mutant", "scenario"), [(m.split(":", 1)[1], s) for s in WORKERS for m in s.must_catch],
                          ids=lambda v: v if isinstance(v, str) else v.id)
 def test_every_promised_mutant_is_caught_as_process(mutant: str, scenario: Any, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                                   monkeypatch: pytest.MonkeyPatch, shared_runs: SharedRuns) -> None:
     # The processes interleave in real time, not by the seed: a bug that is only a race shows in the
     # interleavings that reach it. Both workers start together and race at once in nearly every
     # run, but a machine under load can start one late, after the other's first writes, and then
@@ -91,7 +91,12 @@ def test_every_promised_mutant_is_caught_as_process(mutant: str, scenario: Any, 
             ran[0] = out / f"scale-{scale:g}"
             return as_process(command, scenario, ran[0])
 
-        doc = until_reached(at, monkeypatch) if restarts else as_process(command, scenario, out)
+        if restarts:
+            doc = until_reached(at, monkeypatch)
+        elif attempt == 1:  # the first run is shared (a test below reads one)
+            doc, ran[0] = shared_runs.run(command, scenario)
+        else:
+            doc = as_process(command, scenario, out)
         if doc["verdict"] == "fail":
             return
         stories.append(f"attempt {attempt}: {doc['verdict']} ({doc['reproduce']})\n{_story(ran[0])}")
@@ -113,11 +118,9 @@ def _story(out: Path) -> str:
     return "\n".join(lines[:80])
 
 
-@pytest.mark.slow
-@needs_postgres
-def test_a_paused_process_is_stopped_for_the_pause_and_keeps_its_writer_lock(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    doc = as_process(REFERENCE, BY_ID["lease-holder-paused-mid-write"], out)
+@needs_postgres  # not slow: `make test`'s run of several worker processes on PostgreSQL
+def test_a_paused_process_is_stopped_for_the_pause_and_keeps_its_writer_lock(shared_runs: SharedRuns) -> None:
+    doc, out = shared_runs.run(REFERENCE, BY_ID["lease-holder-paused-mid-write"])
     assert doc["verdict"] == "pass"
     rows = _rows(out)
     stop = next(r for r in rows if "sigstop" in r["data"])
@@ -133,8 +136,8 @@ def test_a_paused_process_is_stopped_for_the_pause_and_keeps_its_writer_lock(tmp
 
 @pytest.mark.slow
 @needs_postgres
-def test_the_stale_writer_is_found_among_processes() -> None:
-    doc = as_process(f"{REFERENCE} --candidate mutant:lease-check-then-write", BY_ID["lease-holder-paused-mid-write"])
+def test_the_stale_writer_is_found_among_processes(shared_runs: SharedRuns) -> None:
+    doc, _ = shared_runs.run(f"{REFERENCE} --candidate mutant:lease-check-then-write", BY_ID["lease-holder-paused-mid-write"])
     failing = {c["name"]: c for c in doc["checkers"] if c["verdict"] == "fail"}
     assert "unauthorized_calls" in failing and "stale writer" in failing["unauthorized_calls"]["because"]
 
