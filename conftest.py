@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,20 +25,51 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 _FILE_SECONDS: dict[str, float] = {}
+_FILE_CPU: dict[str, float] = {}
 SLOWEST = 10  # files the summary names when a run has many tests
+_CPU_SINCE = pytest.StashKey[float]()
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of the processes it started and waited for."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Any:
+    item.stash[_CPU_SINCE] = _cpu()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Any:
+    """Each phase's CPU goes with its report (under pytest-xdist, to the controlling process)."""
+    outcome = yield
+    now = _cpu()
+    outcome.get_result().user_properties.append(("cpu_s", now - item.stash.get(_CPU_SINCE, now)))
+    item.stash[_CPU_SINCE] = now
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Each test's time, by file (under pytest-xdist the controlling process receives every report)."""
+    """Each test's time and CPU, by file (under pytest-xdist the controlling process receives every report)."""
     path = report.nodeid.split("::", 1)[0]
     _FILE_SECONDS[path] = _FILE_SECONDS.get(path, 0.0) + report.duration
+    _FILE_CPU[path] = _FILE_CPU.get(path, 0.0) + sum(v for k, v in report.user_properties if k == "cpu_s")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """The ten slowest test files of a whole-suite run (set-up, call and tear-down, in every worker)."""
+    """The ten slowest test files of a whole-suite run (set-up, call and tear-down, in every worker),
+    and the ten that cost the most CPU: the test's process and the processes it started and waited
+    for (a candidate served as a process, a command line); not the instances forked from the
+    suite's shared zygote, whose CPU is the zygote's."""
     if hasattr(terminalreporter.config, "workerinput") or len(_FILE_SECONDS) < 3 * SLOWEST:
         return
-    slowest = sorted(_FILE_SECONDS.items(), key=lambda kv: kv[1], reverse=True)[:SLOWEST]
-    terminalreporter.write_sep("-", f"the {SLOWEST} slowest test files (seconds of test time, all workers)")
-    for path, seconds in slowest:
-        terminalreporter.write_line(f"{seconds:8.1f}  {path}")
+    for title, figures in (("slowest test files (seconds of test time, all workers)", _FILE_SECONDS),
+                           ("test files by CPU (seconds: each test's process and the ones it waited for)", _FILE_CPU)):
+        terminalreporter.write_sep("-", f"the {SLOWEST} {title}")
+        for path, seconds in sorted(figures.items(), key=lambda kv: kv[1], reverse=True)[:SLOWEST]:
+            terminalreporter.write_line(f"{seconds:8.1f}  {path}")
+    terminalreporter.write_line(f"{sum(_FILE_CPU.values()):8.1f}  CPU of every test so counted")

@@ -1,4 +1,4 @@
-"""One process run shared by every test that asserts on it, across pytest-xdist's workers.
+"""One run shared by every test that asserts on it, across pytest-xdist's workers.
 
 A run of a candidate served as a process costs seconds of CPU (its start alone imports the SDK), so
 when several tests assert on the same run (the same command, scenario and time scale), the first to
@@ -7,7 +7,9 @@ the candidate's logs). The folder is under the session's base temporary folder, 
 of one pytest session shares; a lock file per run makes the others wait for the first.
 
 A run that raised (a process left behind, an error of the harness) is not kept: the next test to
-ask runs it again and fails on its own.
+ask runs it again and fails on its own. ``once`` shares any other value made the same way: a
+sweep's points (from its clean run), an in-process run's verdict that two tests read (its history
+is the same at every run of its seed, so a second run would only repeat it).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from tests.e2e._processes import as_process
 def shared_root(factory: pytest.TempPathFactory) -> Path:
     """The folder of this pytest session's shared runs: the same for every xdist worker."""
     base = factory.getbasetemp()
-    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-process-runs"
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-runs"
     root.mkdir(parents=True, exist_ok=True)
     return root
 

@@ -6,7 +6,8 @@ stay free of errors. The screenshot is kept (its path is printed at the end of t
 synthetic history of 10,000 entries over eight processes must draw and zoom quickly.
 
 Chromium is Debian's ``chromium`` package; ``.ci/run`` installs it. Without it these tests are
-skipped, unless ``DH_REQUIRE_CHROMIUM`` is set (as CI sets it), when they fail.
+skipped, unless ``DH_REQUIRE_CHROMIUM`` is set (as CI sets it), when they fail. The first is
+``make test``'s (a bare ``pytest`` leaves it out: it is an end-to-end run), the second is slow.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from _run_docs import build_index, build_run, failing
 from durable_harness.harness.cli import main
 from durable_harness.reports import load_report, write_outputs
 
-pytestmark = pytest.mark.slow
 SCENARIOS = Path(__file__).parents[2] / "durable_harness" / "scenarios"
 
 
@@ -48,6 +48,7 @@ def failing_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return report
 
 
+@pytest.mark.e2e
 def test_a_failing_mutant_report_renders_without_a_console_error(
         browser: Browser, failing_report: Path, tmp_path_factory: pytest.TempPathFactory,
         record_property: Any) -> None:
@@ -88,6 +89,7 @@ def test_a_failing_mutant_report_renders_without_a_console_error(
     assert browser.console_errors() == []
 
 
+@pytest.mark.slow  # `make test` opens the failing report; this one, `make test-slow`
 def test_a_timeline_of_10000_entries_draws_and_zooms_quickly(browser: Browser, tmp_path: Path) -> None:
     run = failing(build_run("long"))
     run["history"]["entries"] = 10_000
