@@ -27,9 +27,10 @@ FACTORIES = ("tests.candidates.strangers.polling:create", "tests.candidates.stra
 
 
 def _param(scenario: Any, factory: str) -> Any:
-    """A sweep scenario is many runs: it goes with the slow tests. So does the second style's catalogue
-    (``make test`` runs the first style's whole catalogue, ``make test-slow`` the second's)."""
-    marks = [pytest.mark.slow] if scenario.sweep or factory != FACTORIES[0] else []
+    """Slow, both styles (``make test-slow``; CI runs it): ``make test`` runs the whole catalogue for
+    another design written from the contract (``test_strangers``, in-process), and this one's
+    catalogue, twice over, would make it a minute longer on two cores."""
+    marks = [pytest.mark.slow]
     return pytest.param(factory, scenario, marks=marks, id=f"{factory.rsplit(':', 1)[1]}-{scenario.id}")
 
 
