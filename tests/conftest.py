@@ -29,6 +29,11 @@ runs that wait in real time (a user's ``run -j`` lets its sweep take every core)
 The scenario files the harness has found valid are kept in a folder of this test process's own
 (``DURABLE_HARNESS_CACHE``, inherited by the processes the tests start), never in the user's.
 
+``langsmith`` (which the ``langgraph`` test extra brings) registers a pytest plugin that nothing here
+uses and every pytest process imports: about 1 s of CPU each (the controller, every xdist worker,
+every pytest run a test starts). ``pyproject.toml`` leaves it out, and ``PYTEST_ADDOPTS`` (inherited)
+leaves it out of the pytest runs the tests start.
+
 The controlling pytest process starts one zygote (the process Python candidates are forked from)
 and shares it (``DH_ZYGOTE``): the xdist workers and the command lines the tests start fork their
 instances from it instead of warming the SDK up again in a zygote each (about 1.5 s of CPU each,
@@ -48,10 +53,14 @@ from pathlib import Path
 sys.dont_write_bytecode = False
 compileall.compile_dir(Path(__file__).parents[1] / "durable_harness", quiet=2, workers=1)
 
+_NO_LANGSMITH = "-p no:langsmith_plugin"  # see the docstring: unused here, about 1 s of CPU per pytest process
+
 from durable_harness.harness._parallel import SWEEP_JOBS  # imported once the byte code is written
 from durable_harness.harness._realtime import TIME_SCALE_ENV
 
 os.environ.setdefault(TIME_SCALE_ENV, "20")
+if _NO_LANGSMITH not in os.environ.get("PYTEST_ADDOPTS", ""):  # the pytest runs the tests start, too
+    os.environ["PYTEST_ADDOPTS"] = f"{os.environ.get('PYTEST_ADDOPTS', '')} {_NO_LANGSMITH}".strip()
 os.environ.setdefault(SWEEP_JOBS, "1")
 
 if "DURABLE_HARNESS_CACHE" not in os.environ:
