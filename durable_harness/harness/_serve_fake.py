@@ -26,7 +26,8 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -65,17 +66,19 @@ def serve_fake(paths: Sequence[Path | str], *, seed: int, env_file: Path, out: T
     gate.max_requests_per_step = sys.maxsize  # no candidate steps here: its requests are everyone's, for as long as it serves
     servers = LoopbackServers(gate, clock, process=lambda: WORKER, on_crash=lambda crash: None)
     stop = stop or threading.Event()
-    try:
-        base = f"{servers.start()[fake.host]}/v1"
-        _write_env(env_file, {"OPENAI_BASE_URL": base, "OPENAI_API_KEY": api_key,
-                              "OPENAI_WEBHOOK_SECRET": webhook_secret})
-        print(f"openai: {base}", file=out)
-        print(f"serve-fake: the sessions API of {count} jobs of {len(scenarios)} scenarios (seed {seed}, on the wall "
-              f"clock); its key and webhook secret are in {env_file}; SIGTERM or Ctrl-C stops it", file=out, flush=True)
-        _until_stopped(clock, stop, gate)
-    finally:
-        clock.stop()
-        servers.stop()
+    with _stopped_by_signals(stop):
+        try:
+            base = f"{servers.start()[fake.host]}/v1"
+            _write_env(env_file, {"OPENAI_BASE_URL": base, "OPENAI_API_KEY": api_key,
+                                  "OPENAI_WEBHOOK_SECRET": webhook_secret})
+            print(f"openai: {base}", file=out)
+            print(f"serve-fake: the sessions API of {count} jobs of {len(scenarios)} scenarios (seed {seed}, on the "
+                  f"wall clock); its key and webhook secret are in {env_file}; SIGTERM or Ctrl-C stops it", file=out,
+                  flush=True)
+            _until_stopped(clock, stop, gate)
+        finally:
+            clock.stop()
+            servers.stop()
     if gate.failure is not None:  # it would only reset every connection from now on: said, and stopped
         print(f"serve-fake: the fake failed, and stopped serving: {gate.failure}", file=sys.stderr)
         return 3
@@ -123,16 +126,24 @@ def _write_env(path: Path, values: dict[str, str]) -> None:
     os.chmod(path, 0o600)
 
 
-def _until_stopped(clock: RealTimeClock, stop: threading.Event, gate: Any) -> None:
-    """Fire the fake's timers (the agent's thoughts) on time until asked to stop, or the fake failed."""
+@contextmanager
+def _stopped_by_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGTERM and SIGINT stop the serving (exit 0). Taken before the URL is printed: a user (or a
+    test) that stops it as soon as it has read the URL must not meet the command line's own
+    handler, which says "interrupted" and exits 3 (seen once in CI)."""
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT):
             previous[signum] = signal.signal(signum, lambda *_: stop.set())
     try:
-        while not stop.is_set() and gate.failure is None:
-            with clock.lock:
-                clock.wait(TICK_S)
+        yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _until_stopped(clock: RealTimeClock, stop: threading.Event, gate: Any) -> None:
+    """Fire the fake's timers (the agent's thoughts) on time until asked to stop, or the fake failed."""
+    while not stop.is_set() and gate.failure is None:
+        with clock.lock:
+            clock.wait(TICK_S)
