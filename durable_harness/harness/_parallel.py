@@ -58,12 +58,9 @@ def run_parallel(scenarios: Sequence[Any], candidate: str, seed: int | None, rep
     signal stopped the run). ``done`` is called with each document as it comes back. With
     ``admission`` (process candidates: ``_admission``), the runs in flight are as many as it says
     from the runs finished so far, up to its cap; ``note`` is told when that number changes."""
-    restore = _interrupts_noted()
-    try:
+    with _signals.handling(_noted):
         return _run_pool(scenarios, candidate, seed, report, jobs, check_determinism=check_determinism, done=done,
                          admission=admission, note=note)
-    finally:
-        restore()
 
 
 def _run_pool(scenarios: Sequence[Any], candidate: str, seed: int | None, report: Path, jobs: int, *,
@@ -93,7 +90,7 @@ def _run_pool(scenarios: Sequence[Any], candidate: str, seed: int | None, report
                 said = admission.describe()
                 note(said)
             finished, _ = concurrent.futures.wait(running, timeout=_POLL_S, return_when=concurrent.futures.FIRST_COMPLETED)
-            _signals.raise_if_pending()  # a SIGINT or SIGTERM, noted by _interrupts_noted's handler
+            _signals.raise_if_pending()  # a SIGINT or SIGTERM, noted by _noted
             for future in finished:
                 i = running.pop(future)
                 try:
@@ -125,26 +122,13 @@ def _run_pool(scenarios: Sequence[Any], candidate: str, seed: int | None, report
 _POLL_S = 0.25  # how soon the loop of run_parallel sees a signal noted while it waits
 
 
-def _interrupts_noted() -> Callable[[], None]:
+def _noted(signum: int, _frame: Any) -> None:
     """While the pool runs, a SIGINT or SIGTERM is noted (``_signals``) and the loop raises it between
     two waits, instead of a ``KeyboardInterrupt`` raised wherever the signal lands. Landing inside
     the executor's own locking (a future's lock taken, released by code the exception skipped), it
     left a lock held, and the pool's shutdown then waited for ever on its manager thread (seen in
-    a test that interrupts the command line: the harness did not stop within two minutes). Off the
-    main thread (an embedding program) the signals are left alone. Returns what restores them."""
-    def on_signal(signum: int, _frame: Any) -> None:
-        _signals.note(signal.Signals(signum).name)
-
-    try:
-        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread
-        previous = {}
-
-    def restore() -> None:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-    return restore
+    a test that interrupts the command line: the harness did not stop within two minutes)."""
+    _signals.note(signal.Signals(signum).name)
 
 
 def _share_the_zygote(candidate: str) -> None:

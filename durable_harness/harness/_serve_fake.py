@@ -22,16 +22,15 @@ from __future__ import annotations
 
 import base64
 import os
-import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from durable_harness.harness._errors import HarnessError
+from durable_harness.harness._signals import handling
 from durable_harness.harness._realtime import RealTimeClock, WorldLock
 
 __all__ = ["serve_fake"]
@@ -66,7 +65,10 @@ def serve_fake(paths: Sequence[Path | str], *, seed: int, env_file: Path, out: T
     gate.max_requests_per_step = sys.maxsize  # no candidate steps here: its requests are everyone's, for as long as it serves
     servers = LoopbackServers(gate, clock, process=lambda: WORKER, on_crash=lambda crash: None)
     stop = stop or threading.Event()
-    with _stopped_by_signals(stop):
+    # SIGTERM and SIGINT stop the serving (exit 0), from before the URL is printed: a user (or a test)
+    # that stops it as soon as it has read the URL must not meet the command line's own handler,
+    # which says "interrupted" and exits 3 (seen once in CI).
+    with handling(lambda *_: stop.set()):
         try:
             base = f"{servers.start()[fake.host]}/v1"
             _write_env(env_file, {"OPENAI_BASE_URL": base, "OPENAI_API_KEY": api_key,
@@ -124,22 +126,6 @@ def _write_env(path: Path, values: dict[str, str]) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write("".join(f"{k}={v}\n" for k, v in values.items()))
     os.chmod(path, 0o600)
-
-
-@contextmanager
-def _stopped_by_signals(stop: threading.Event) -> Iterator[None]:
-    """SIGTERM and SIGINT stop the serving (exit 0). Taken before the URL is printed: a user (or a
-    test) that stops it as soon as it has read the URL must not meet the command line's own
-    handler, which says "interrupted" and exits 3 (seen once in CI)."""
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            previous[signum] = signal.signal(signum, lambda *_: stop.set())
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def _until_stopped(clock: RealTimeClock, stop: threading.Event, gate: Any) -> None:

@@ -6,13 +6,37 @@ that exception when it lands in code that cannot raise (a weak reference's callb
 the signal is also noted here, and the run loops call ``raise_if_pending`` at every step: a
 swallowed interrupt stops the run at its next step all the same.
 
-What it deliberately does not do: install handlers (the command line does, only in its own main
-thread) or decide what a stopped run reports (``_run`` does).
+``handling`` installs a handler for both signals, in the main thread only (an embedding program's
+other threads cannot, and keep its handlers), and puts the earlier ones back after: the command
+line's (raise, and note), the parallel runs' (note only: ``_parallel``) and ``serve-fake``'s (stop
+serving) are each one. What it deliberately does not do: decide what a stopped run reports
+(``_run`` does).
 """
 
 from __future__ import annotations
 
-__all__ = ["clear", "note", "pending", "raise_if_pending"]
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+__all__ = ["clear", "handling", "note", "pending", "raise_if_pending"]
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def handling(handler: Callable[[int, FrameType | None], None]) -> Iterator[bool]:
+    """``handler`` for SIGINT and SIGTERM meanwhile; yields whether it was installed (the main thread)."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {sig: signal.signal(sig, handler) for sig in SIGNALS}
+    try:
+        yield bool(previous)
+    finally:
+        for sig, earlier in previous.items():
+            signal.signal(sig, earlier)
 
 _PENDING: list[str] = []
 

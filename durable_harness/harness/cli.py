@@ -208,26 +208,19 @@ def _signals_as_interrupts() -> Iterator[None]:
 
     _signals.clear()
     before_hook, sys.unraisablehook = sys.unraisablehook, unraisable
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        for sig in previous:
-            signal.signal(sig, on_signal)
-    except ValueError:  # not the main thread (an embedding program): leave its signals alone
-        previous = {}
-    stacks = bool(previous) and hasattr(signal, "SIGUSR1")
-    if stacks:  # `kill -USR1 <pid>`: every thread's stack on stderr, for a harness that seems stuck
+    with _signals.handling(on_signal) as installed:  # not in an embedding program's other threads
+        stacks = installed and hasattr(signal, "SIGUSR1")
+        if stacks:  # `kill -USR1 <pid>`: every thread's stack on stderr, for a harness that seems stuck
+            try:
+                faulthandler.register(signal.SIGUSR1, all_threads=True)
+            except (OSError, ValueError, AttributeError):  # a stderr with no file descriptor (called from a program)
+                stacks = False
         try:
-            faulthandler.register(signal.SIGUSR1, all_threads=True)
-        except (OSError, ValueError, AttributeError):  # a stderr with no file descriptor (called from a program)
-            stacks = False
-    try:
-        yield
-    finally:
-        if stacks:
-            faulthandler.unregister(signal.SIGUSR1)
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sys.unraisablehook = before_hook
+            yield
+        finally:
+            if stacks:
+                faulthandler.unregister(signal.SIGUSR1)
+            sys.unraisablehook = before_hook
 
 
 def interrupted_by() -> str | None:

@@ -10,20 +10,19 @@ import signal
 import pytest
 
 from durable_harness.harness import _signals
-from durable_harness.harness._parallel import _interrupts_noted
+from durable_harness.harness._parallel import _noted
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_the_pool_runs_is_noted_not_raised_where_it_lands(sig: signal.Signals) -> None:
     _signals.clear()
     before = signal.getsignal(sig)
-    restore = _interrupts_noted()
     try:
-        os.kill(os.getpid(), sig)  # delivered before os.kill returns: no KeyboardInterrupt here
-        assert _signals.pending() == sig.name
-        with pytest.raises(KeyboardInterrupt):
-            _signals.raise_if_pending()  # what the loop does between two waits
+        with _signals.handling(_noted) as installed:  # as run_parallel does while its pool runs
+            os.kill(os.getpid(), sig)  # delivered before os.kill returns: no KeyboardInterrupt here
+            assert installed and _signals.pending() == sig.name
+            with pytest.raises(KeyboardInterrupt):
+                _signals.raise_if_pending()  # what the loop does between two waits
     finally:
-        restore()
         _signals.clear()
     assert signal.getsignal(sig) is before

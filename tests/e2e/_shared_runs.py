@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,20 +46,19 @@ class SharedRuns:
         self.ran = 0  # runs this process made (the others it read)
 
     def run(self, command: str, scenario: Any) -> tuple[dict[str, Any], Path]:
-        key = json.dumps([command, repr(scenario), os.environ.get(TIME_SCALE_ENV, "")])  # the scenario whole
-        name = f"{scenario.id}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
-        out = self.root / name
+        key = hashlib.sha256(json.dumps([command, repr(scenario)]).encode()).hexdigest()[:12]  # the scenario whole
+        out = self.root / f"{scenario.id}-{key}-{_scale()}"
 
         def make() -> Any:
-            if out.exists():  # a run that raised in another test: run it again, from an empty folder
-                for path in sorted(out.rglob("*"), reverse=True):
-                    path.rmdir() if path.is_dir() else path.unlink()
+            shutil.rmtree(out, ignore_errors=True)  # a run that raised in another test: again, from an empty folder
             return as_process(command, scenario, out)
 
-        return self.once(name, make), out
+        return self.once(f"{scenario.id}-{key}", make), out
 
     def once(self, name: str, make: Callable[[], Any]) -> Any:
-        """``make()`` (whose value is JSON) once per pytest session under ``name``; later calls read it."""
+        """``make()`` (whose value is JSON) once per pytest session under ``name`` and the run's time
+        scale (a run in real time depends on it); later calls read it."""
+        name = f"{name}-{_scale()}"
         done = self.root / f"{name}.json"
         with (self.root / f"{name}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or by the kernel
@@ -68,3 +68,7 @@ class SharedRuns:
             self.ran += 1
             done.write_text(json.dumps(value))
             return value
+
+
+def _scale() -> str:
+    return f"scale-{os.environ.get(TIME_SCALE_ENV, 'default')}"

@@ -13,7 +13,6 @@ Each run's processes are marked and counted: none may outlive its run.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ import pytest
 from durable_harness.harness import load_scenarios, run_scenario
 from durable_harness.harness._run import run_once
 from durable_harness.harness._sweep import POINTS, SweepPoint, run_point
-from durable_harness.harness._realtime import TIME_SCALE_ENV
 from durable_harness.harness._webhook_delivery import PROCESS as WEBHOOKS
 from tests.e2e._processes import REFERENCE, REPO, kill_marked, marked, new_mark, story, wait_gone
 from tests.e2e._shared_runs import SharedRuns
@@ -76,8 +74,7 @@ def test_the_reference_as_a_process_passes_every_crash_point(scenario: Any, part
     spec = marked(REFERENCE, mark)
     try:
         # The clean run that finds the points is one for the four parts (the first part to start runs it).
-        found = shared_runs.once(f"sweep-points-{scenario.id}-{os.environ.get(TIME_SCALE_ENV, '')}",
-                                 lambda: _points(base, spec))
+        found = shared_runs.once(f"sweep-points-{scenario.id}", lambda: _points(base, spec))
         points, settled = [SweepPoint(*p) for p in found[0]], found[1]
         failing, unreached = [], []
         for point in points[part::SWEEP_PARTS]:
