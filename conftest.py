@@ -18,6 +18,18 @@ def catalogue() -> Path:
     return REPO / "durable_harness" / "scenarios"
 
 
+@pytest.fixture(autouse=True)
+def _candidates_inside(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked ``inside`` runs its Python candidates in the harness's own process
+    (``DH_IN_PROCESS=1``, inherited by the command lines it starts): its subject is what the harness
+    judges, not how it contains a candidate. Such a test runs forked too (a process per instance,
+    the default) in ``make test-slow``: ``tests/e2e/_drivers.py``."""
+    if request.node.get_closest_marker("inside") is not None:
+        from durable_harness.harness.drivers.forked import IN_PROCESS
+
+        monkeypatch.setenv(IN_PROCESS, "1")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The slow tests first, then the end-to-end runs (a stable sort): the workers start with the long
     runs and end on the short ones, instead of one worker finishing a long sweep while the other is

@@ -10,6 +10,7 @@ import pytest
 
 from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness.checkers import checker_names
+from tests.e2e._drivers import DRIVERS, driver_param
 
 REPO = Path(__file__).parents[2]
 
@@ -44,8 +45,9 @@ def test_every_checker_has_a_case() -> None:
     assert sorted(c for c, *_ in CASES) == sorted(checker_names())
 
 
-@pytest.mark.parametrize(("checker", "candidate", "scenario", "verdict"), CASES, ids=[c for c, *_ in CASES])
-def test_checker_catches_its_bug(checker: str, candidate: str, scenario: str, verdict: str,
+@pytest.mark.parametrize(("driver", "checker", "candidate", "scenario", "verdict"),
+                         [driver_param(d, *case, id=case[0]) for d in DRIVERS for case in CASES])
+def test_checker_catches_its_bug(driver: str, checker: str, candidate: str, scenario: str, verdict: str,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
     if checker in STRICT:
         monkeypatch.setenv("DH_STRICT_COVERAGE", "1")

@@ -14,6 +14,7 @@ from durable_harness.candidates.reference import ReferencePlane
 from durable_harness.fakes.wordpress import WordPressFake
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
 from durable_harness.harness._run import run_once
+from tests.e2e._drivers import DRIVERS, driver_param
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -93,8 +94,9 @@ def claimer(env: Any) -> Claimer:
     return Claimer(env)
 
 
-@pytest.mark.parametrize("scenario", [s for s in load_scenarios([SCENARIOS]) if not s.sweep], ids=lambda s: s.id)
-def test_a_candidate_that_does_nothing_and_claims_success_fails_every_scenario(scenario: Any) -> None:
+@pytest.mark.parametrize(("driver", "scenario"), [driver_param(d, s, id=s.id) for d in DRIVERS
+                                                  for s in load_scenarios([SCENARIOS]) if not s.sweep])
+def test_a_candidate_that_does_nothing_and_claims_success_fails_every_scenario(driver: str, scenario: Any) -> None:
     doc = run_scenario(scenario, f"{__name__}:claimer")
     assert doc["verdict"] == "fail" and doc["exit_code"] == 1, doc["reproduce"]
     wrong = next(c for c in doc["checkers"] if c["name"] == "wrong_outcome")

@@ -17,6 +17,7 @@ from durable_harness.harness._determinism import check_determinism
 from durable_harness.harness._run import RunInterrupted, run_once
 from durable_harness.harness.candidate._environ import PASS_ENV
 from durable_harness.reports import load_report, render_junit, render_summary, validate_run, write_outputs
+from tests.e2e._drivers import DRIVERS, driver_param
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -75,7 +76,8 @@ def _harness_error(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         return run_scenario(load_scenario(SCENARIOS / "baseline.yaml"), "reference")
 
 
-def test_every_kind_of_run_document_renders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("driver", [driver_param(d) for d in DRIVERS])
+def test_every_kind_of_run_document_renders(driver: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def scenario(name: str) -> Any:
         return load_scenario(SCENARIOS / f"{name}.yaml")
 
@@ -119,7 +121,8 @@ def test_every_kind_of_run_document_renders(tmp_path: Path, monkeypatch: pytest.
     ET.fromstring(render_junit(list(docs.values())))
 
 
-def test_a_report_folder_of_one_candidate_renders_from_disk(tmp_path: Path) -> None:
+@pytest.mark.parametrize("driver", [driver_param(d) for d in DRIVERS])
+def test_a_report_folder_of_one_candidate_renders_from_disk(driver: str, tmp_path: Path) -> None:
     for name in ("baseline", "lost-draft-response"):
         run_scenario(load_scenario(SCENARIOS / f"{name}.yaml"), f"{__name__}:not_a_report", None, tmp_path / name)
     loaded = load_report(tmp_path)
