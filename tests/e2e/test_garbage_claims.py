@@ -12,6 +12,7 @@ import pytest
 from durable_harness.candidates.reference import ReferencePlane
 from durable_harness.harness import load_scenario, run_scenario
 from durable_harness.harness._run import run_once
+from tests.e2e._drivers import DRIVERS, driver_param
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
 
@@ -52,8 +53,8 @@ for _kind in GARBAGE:
     globals()[_factory_name(_kind)] = type(f"Garbage_{_factory_name(_kind)}", (Garbage,), {"kind": _kind})
 
 
-@pytest.mark.parametrize("kind", sorted(GARBAGE))
-def test_a_report_that_is_not_a_job_report_is_a_safety_failure_not_a_crash(kind: str) -> None:
+@pytest.mark.parametrize(("driver", "kind"), [driver_param(d, k, id=k) for d in DRIVERS for k in sorted(GARBAGE)])
+def test_a_report_that_is_not_a_job_report_is_a_safety_failure_not_a_crash(driver: str, kind: str) -> None:
     candidate = f"{__name__}:{_factory_name(kind)}"
     doc, history = run_once(load_scenario(SCENARIOS / "baseline.yaml"), candidate)
     assert doc["error"] is None, doc["error"]
@@ -83,7 +84,8 @@ def garbage_once(env: Any) -> GarbageOnce:
     return GarbageOnce(env)
 
 
-def test_one_garbage_report_among_good_ones_fails_alone() -> None:
+@pytest.mark.parametrize("driver", [driver_param(d) for d in DRIVERS])
+def test_one_garbage_report_among_good_ones_fails_alone(driver: str) -> None:
     doc = run_scenario(load_scenario(SCENARIOS / "baseline.yaml"), f"{__name__}:garbage_once")
     failing = {c["name"] for c in doc["checkers"] if c["verdict"] != "pass"}
     assert failing == {"invalid_reports"} and doc["exit_code"] == 1
@@ -116,8 +118,8 @@ for _name in RAISED:
     globals()[f"raises_{_name}"] = type(f"Raises{_name}", (RaisesOnce,), {"raises": _name})
 
 
-@pytest.mark.parametrize("name", sorted(RAISED))
-def test_a_base_exception_from_candidate_code_is_its_crash_and_it_is_restarted(name: str) -> None:
+@pytest.mark.parametrize(("driver", "name"), [driver_param(d, n, id=n) for d in DRIVERS for n in sorted(RAISED)])
+def test_a_base_exception_from_candidate_code_is_its_crash_and_it_is_restarted(driver: str, name: str) -> None:
     doc = run_scenario(load_scenario(SCENARIOS / "baseline.yaml"), f"{__name__}:raises_{name}")
     assert doc["error"] is None and doc["verdict"] == "pass", doc["checkers"]
     raised = doc["candidate_errors"]
@@ -134,7 +136,8 @@ def always_exits(env: Any) -> AlwaysExits:
     return AlwaysExits(env)
 
 
-def test_a_candidate_that_always_exits_cannot_be_run_and_the_harness_says_so() -> None:
+@pytest.mark.parametrize("driver", [driver_param(d) for d in DRIVERS])
+def test_a_candidate_that_always_exits_cannot_be_run_and_the_harness_says_so(driver: str) -> None:
     doc = run_scenario(load_scenario(SCENARIOS / "baseline.yaml"), f"{__name__}:always_exits")
     assert doc["exit_code"] == 3 and doc["error"]["kind"] == "candidate"
     assert "still crashing" in doc["error"]["message"] and "SystemExit" in doc["error"]["message"]
@@ -151,7 +154,8 @@ def exits_on_cancel(env: Any) -> ExitsOnCancel:
     return ExitsOnCancel(env)
 
 
-def test_a_base_exception_from_a_nested_call_is_recorded_and_the_run_goes_on() -> None:
+@pytest.mark.parametrize("driver", [driver_param(d) for d in DRIVERS])
+def test_a_base_exception_from_a_nested_call_is_recorded_and_the_run_goes_on(driver: str) -> None:
     doc = run_scenario(load_scenario(SCENARIOS / "cancel-while-draft-in-flight.yaml"), f"{__name__}:exits_on_cancel")
     assert doc["error"] is None
     assert [(e["method"], e["type"]) for e in doc["candidate_errors"]] == [("cancel", "SystemExit")]
