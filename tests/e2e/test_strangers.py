@@ -6,7 +6,8 @@ other than ``pass`` for a correct design here is a false alarm of the harness (o
 design, which its README and FINDINGS say how to tell apart); the assertion message carries the
 because-lines and the reproduce command.
 
-- In-process, the outbox design runs the whole catalogue (the polling design: ``test_polling_candidates``).
+- In-process (Python), the outbox design runs the whole catalogue, inside the harness's process in
+  ``make test`` and forked in ``make test-slow`` (``_drivers``; the polling design: ``test_polling_candidates``).
 - As processes (real time), every design runs the scenarios where designs unlike the reference
   were judged red before (a fault plan counting the reference's requests, a condition in real time,
   a redo the world forced, a ledger of several versions), and the deploy and restart conditions;
@@ -25,6 +26,7 @@ from typing import Any
 import pytest
 
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
+from tests.e2e._drivers import DRIVERS, driver_param
 from tests.e2e._processes import REPO, kill_marked, marked, new_mark, story, wait_gone
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
@@ -67,9 +69,9 @@ def _failing(doc: dict[str, Any]) -> str:
             + json.dumps(bad, indent=1) + "\n" + str(doc.get("reproduce", "")))
 
 
-def _param(scenario: Any) -> Any:
-    marks = [pytest.mark.slow] if scenario.sweep else []  # a sweep is many runs
-    return pytest.param(scenario, marks=marks, id=scenario.id)
+def _param(driver: str, scenario: Any) -> Any:
+    marks = (pytest.mark.slow,) if scenario.sweep else ()  # a sweep is many runs
+    return driver_param(driver, scenario, marks=marks, id=scenario.id)
 
 
 # In-process, the whole catalogue: the outbox design (the polling one, in both its styles, runs it in
@@ -78,8 +80,9 @@ IN_PROCESS = ["outbox:create"]
 
 
 @pytest.mark.parametrize("factory", IN_PROCESS)
-@pytest.mark.parametrize("scenario", [_param(s) for s in CATALOGUE])
-def test_every_design_passes_in_process(scenario: Any, factory: str) -> None:
+@pytest.mark.parametrize(("driver", "scenario"), [_param(d, s) for d in DRIVERS for s in CATALOGUE
+                                                  if d == "forked" or not s.sweep])  # a sweep: forked only
+def test_every_design_passes_in_process(driver: str, scenario: Any, factory: str) -> None:
     doc = run_scenario(scenario, f"tests.candidates.strangers.{factory}")
     assert doc["verdict"] == "pass", _failing(doc)
 
