@@ -23,11 +23,15 @@ def _candidates_inside(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
     """A test marked ``inside`` runs its Python candidates in the harness's own process
     (``DH_IN_PROCESS=1``, inherited by the command lines it starts): its subject is what the harness
     judges, not how it contains a candidate. Such a test runs forked too (a process per instance,
-    the default) in ``make test-slow``: ``tests/e2e/_drivers.py``."""
-    if request.node.get_closest_marker("inside") is not None:
+    the default) in ``make test-slow``, marked ``forked``: ``tests/e2e/_drivers.py``."""
+    inside, forked = (request.node.get_closest_marker(name) is not None for name in ("inside", "forked"))
+    if inside or forked:
         from durable_harness.harness.drivers.forked import IN_PROCESS
 
-        monkeypatch.setenv(IN_PROCESS, "1")
+        if inside:
+            monkeypatch.setenv(IN_PROCESS, "1")
+        else:  # forked, whatever the environment says
+            monkeypatch.delenv(IN_PROCESS, raising=False)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

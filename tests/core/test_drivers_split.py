@@ -35,5 +35,5 @@ def test_each_driver_param_runs_in_its_driver(driver: str) -> None:
 
 def test_the_forked_param_is_slow_and_the_inside_one_is_not() -> None:
     marks = {p.values[0]: {m.name for m in p.marks} for p in (driver_param(d, id="x") for d in DRIVERS)}
-    assert marks == {"inside": {"inside"}, "forked": {"slow"}}
+    assert marks == {"inside": {"inside"}, "forked": {"forked", "slow"}}
     assert [p.id for p in (driver_param(d, id="x") for d in DRIVERS)] == ["inside-x", "forked-x"]

@@ -21,6 +21,7 @@ DRIVERS = ("inside", "forked")
 
 
 def driver_param(driver: str, *values: Any, marks: tuple[Any, ...] = (), id: str | None = None) -> Any:
-    """``values`` for ``driver`` (``inside``: marked so, for ``make test``; ``forked``: slow)."""
-    mark = pytest.mark.inside if driver == "inside" else pytest.mark.slow
-    return pytest.param(driver, *values, marks=[mark, *marks], id="-".join(filter(None, [driver, id])))
+    """``values`` for ``driver`` (``inside``: for ``make test``; ``forked``: slow, and forked whatever
+    ``DH_IN_PROCESS`` says)."""
+    driven = [pytest.mark.inside] if driver == "inside" else [pytest.mark.forked, pytest.mark.slow]
+    return pytest.param(driver, *values, marks=[*driven, *marks], id="-".join(filter(None, [driver, id])))
