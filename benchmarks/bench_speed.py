@@ -14,6 +14,10 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
   the difference per request;
 * ``sweep``      — the crash-point sweep of the article workload (``restart-at-every-io-point``): CPU and
   wall seconds, and its points;
+* ``sweep-modes`` — why a forked sweep saves less than the prefix it skips: the article's sweep in four
+  modes, alternating, CPU of every process (the forks', the instances' and the zygote's reaped ones
+  included): the candidate isolated or inside the harness's process, times every point forked from the
+  clean run or run from scratch (``DH_SWEEP_FORK=0``); and the ratios that separate the two effects;
 * ``stranger``   — the same for a control plane written from the contract alone, unlike the reference
   (``tests/candidates/strangers/polling:create``: it polls, and commits to its SQLite store with SQLite's
   defaults): a baseline run (CPU of every process, wall) and the article's sweep (wall); and for the
@@ -69,8 +73,8 @@ from durable_harness.harness import load_scenarios, run_scenario
 
 CODE = Path(harness.__file__).resolve().parents[2]  # the checkout being measured
 FORMAT = "durable-harness/bench-speed@1"
-ROWS = ("baseline", "requests", "isolation", "instructions", "sweep", "stranger", "catalogue", "cli", "plugin", "explore",
-        "tests")
+ROWS = ("baseline", "requests", "isolation", "instructions", "sweep", "sweep-modes", "stranger", "catalogue", "cli",
+        "plugin", "explore", "tests")
 
 
 # -- measuring -------------------------------------------------------------------------------------
@@ -342,6 +346,42 @@ def row_sweep(args: argparse.Namespace) -> list[Figure]:
     return [cpu, wall]
 
 
+_SWEEP_MODES = {  # name: (DH_IN_PROCESS, DH_SWEEP_FORK)
+    "isolated, forked points": ("0", "1"), "isolated, from scratch": ("0", "0"),
+    "inside, from scratch": ("1", "0"),
+}
+
+
+def row_sweep_modes(args: argparse.Namespace) -> list[Figure]:
+    """The article's sweep, the candidate isolated or inside, its points forked or from scratch.
+    (Inside, points are never forked: the instance shares the harness's memory and open files.)"""
+    sweep = _scenario("restart-at-every-io-point")
+    cpu = {name: Figure(f"sweep CPU, {name}", "s", f"restart-at-every-io-point against the reference, {name}")
+           for name in _SWEEP_MODES}
+    saved = dict(os.environ)
+    try:
+        for _ in range(args.sweep_repeat):
+            for name, (inside, fork) in _SWEEP_MODES.items():
+                os.environ.update({"DH_IN_PROCESS": inside, "DH_SWEEP_FORK": fork})
+                c0 = _cpu()
+                doc = run_scenario(sweep, "reference")
+                cpu[name].add(_cpu() - c0)
+                cpu[name].extra["points"] = (doc.get("sweep") or {}).get("points")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    forked, scratch, inside = (cpu[n].value for n in _SWEEP_MODES)
+    ratios = [("forked points / isolated from scratch", forked / scratch, "what forking from the clean run saves"),
+              ("isolated / inside, from scratch", scratch / inside, "what isolation costs on the same points"),
+              ("forked points / inside from scratch", forked / inside, "the two together")]
+    figures = list(cpu.values())
+    for name, value, what in ratios:
+        figure = Figure(name, "x", what)
+        figure.add(value)
+        figures.append(figure)
+    return figures
+
+
 STRANGERS = {"stranger": "tests.candidates.strangers.polling:create", "ORM user": "tests.candidates.orm_user:make"}
 
 
@@ -564,7 +604,8 @@ def main() -> int:
     _compile(CODE)
     figures: list[Figure] = []
     builders = {"baseline": row_baseline, "requests": row_requests, "isolation": row_isolation,
-                "instructions": row_instructions, "sweep": row_sweep, "stranger": row_stranger,
+                "instructions": row_instructions, "sweep": row_sweep, "sweep-modes": row_sweep_modes,
+                "stranger": row_stranger,
                 "catalogue": row_catalogue,
                 "cli": row_cli, "plugin": row_plugin, "explore": row_explore, "tests": row_tests}
     for row in rows:
