@@ -31,7 +31,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" -q -n $(TEST_WORKERS) --dist worksteal
 
 ## test-slow: the slow sweeps alone (every scenario and promise as a process, the strangers' designs as
-## processes, crash points, properties): 15 to 20 minutes on two cores; CI runs it after `make test`
+## processes, crash points, properties, the tests make test runs inside, forked): 18 to 21 minutes on
+## two cores; CI runs it after `make test`
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow -q -n $(TEST_WORKERS) --dist worksteal
 

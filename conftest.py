@@ -19,7 +19,7 @@ def catalogue() -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _candidates_inside(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+def _candidates_driver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test marked ``inside`` runs its Python candidates in the harness's own process
     (``DH_IN_PROCESS=1``, inherited by the command lines it starts): its subject is what the harness
     judges, not how it contains a candidate. Such a test runs forked too (a process per instance,

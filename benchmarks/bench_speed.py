@@ -14,10 +14,11 @@ Rows (``--rows``; default every row but ``tests``, which costs minutes):
   the difference per request;
 * ``sweep``      — the crash-point sweep of the article workload (``restart-at-every-io-point``): CPU and
   wall seconds, and its points;
-* ``sweep-modes`` — why a forked sweep saves less than the prefix it skips: the article's sweep in four
+* ``sweep-modes`` — why a forked sweep saves less than the prefix it skips: the article's sweep in three
   modes, alternating, CPU of every process (the forks', the instances' and the zygote's reaped ones
-  included): the candidate isolated or inside the harness's process, times every point forked from the
-  clean run or run from scratch (``DH_SWEEP_FORK=0``); and the ratios that separate the two effects;
+  included): isolated with every point forked from the clean run, isolated with every point from
+  scratch (``DH_SWEEP_FORK=0``), and inside the harness's process (``DH_IN_PROCESS=1``, where points
+  are always run from scratch); and the ratios that separate the two effects;
 * ``stranger``   — the same for a control plane written from the contract alone, unlike the reference
   (``tests/candidates/strangers/polling:create``: it polls, and commits to its SQLite store with SQLite's
   defaults): a baseline run (CPU of every process, wall) and the article's sweep (wall); and for the
@@ -358,7 +359,7 @@ def row_sweep_modes(args: argparse.Namespace) -> list[Figure]:
     sweep = _scenario("restart-at-every-io-point")
     cpu = {name: Figure(f"sweep CPU, {name}", "s", f"restart-at-every-io-point against the reference, {name}")
            for name in _SWEEP_MODES}
-    saved = dict(os.environ)
+    saved = {name: os.environ.get(name) for name in ("DH_IN_PROCESS", "DH_SWEEP_FORK")}
     try:
         for _ in range(args.sweep_repeat):
             for name, (inside, fork) in _SWEEP_MODES.items():
@@ -368,8 +369,11 @@ def row_sweep_modes(args: argparse.Namespace) -> list[Figure]:
                 cpu[name].add(_cpu() - c0)
                 cpu[name].extra["points"] = (doc.get("sweep") or {}).get("points")
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     forked, scratch, inside = (cpu[n].value for n in _SWEEP_MODES)
     ratios = [("forked points / isolated from scratch", forked / scratch, "what forking from the clean run saves"),
               ("isolated / inside, from scratch", scratch / inside, "what isolation costs on the same points"),

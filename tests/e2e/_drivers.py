@@ -15,9 +15,15 @@ from typing import Any
 
 import pytest
 
-__all__ = ["DRIVERS", "driver_param"]
+__all__ = ["DRIVERS", "driver_param", "drivers_for"]
 
 DRIVERS = ("inside", "forked")
+
+
+def drivers_for(scenario: Any) -> tuple[str, ...]:
+    """The drivers a test of what is judged runs ``scenario`` in: both, but a sweep (many runs, slow
+    either way) only forked, where its crash points fork from its clean run."""
+    return ("forked",) if scenario.sweep else DRIVERS
 
 
 def driver_param(driver: str, *values: Any, marks: tuple[Any, ...] = (), id: str | None = None) -> Any:

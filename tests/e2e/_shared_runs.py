@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from durable_harness.harness._realtime import TIME_SCALE_ENV
+from durable_harness.harness.drivers.forked import IN_PROCESS
 from tests.e2e._processes import as_process
 
 
@@ -47,7 +48,7 @@ class SharedRuns:
 
     def run(self, command: str, scenario: Any) -> tuple[dict[str, Any], Path]:
         key = hashlib.sha256(json.dumps([command, repr(scenario)]).encode()).hexdigest()[:12]  # the scenario whole
-        out = self.root / f"{scenario.id}-{key}-{_scale()}"
+        out = self.root / f"{scenario.id}-{key}-{_environment()}"
 
         def make() -> Any:
             shutil.rmtree(out, ignore_errors=True)  # a run that raised in another test: again, from an empty folder
@@ -56,9 +57,9 @@ class SharedRuns:
         return self.once(f"{scenario.id}-{key}", make), out
 
     def once(self, name: str, make: Callable[[], Any]) -> Any:
-        """``make()`` (whose value is JSON) once per pytest session under ``name`` and the run's time
-        scale (a run in real time depends on it); later calls read it."""
-        name = f"{name}-{_scale()}"
+        """``make()`` (whose value is JSON) once per pytest session under ``name`` and what in the
+        environment the run depends on (``_environment``); later calls read it."""
+        name = f"{name}-{_environment()}"
         done = self.root / f"{name}.json"
         with (self.root / f"{name}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or by the kernel
@@ -70,5 +71,9 @@ class SharedRuns:
             return value
 
 
-def _scale() -> str:
-    return f"scale-{os.environ.get(TIME_SCALE_ENV, 'default')}"
+def _environment() -> str:
+    """The run's time scale (a run in real time depends on it) and its Python candidates' driver
+    (``inside``: ``DH_IN_PROCESS=1``; the same history either way, but a test of one driver reads
+    that driver's run)."""
+    driver = "inside" if os.environ.get(IN_PROCESS) == "1" else "forked"
+    return f"scale-{os.environ.get(TIME_SCALE_ENV, 'default')}-{driver}"

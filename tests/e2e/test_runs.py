@@ -12,7 +12,7 @@ import pytest
 from durable_harness.candidates.mutants import mutant_names
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
 from durable_harness.harness._sweep import sweep
-from tests.e2e._drivers import DRIVERS, driver_param
+from tests.e2e._drivers import DRIVERS, driver_param, drivers_for
 from tests.e2e._shared_runs import SharedRuns
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
@@ -161,24 +161,19 @@ def test_every_mutant_is_promised_by_some_scenario(mutant: str) -> None:
     assert any(f"mutant:{mutant}" in s.must_catch for s in CATALOGUE), f"mutant:{mutant} is under no must_catch"
 
 
-def _mutant_run(shared_runs: SharedRuns, mutant: str, scenario: Any, driver: str) -> dict[str, Any]:
-    """A mutant's run of a scenario in ``driver`` (the same history at every run of its seed): its
-    verdict, exit code and reproduce command, run once for the two tests below."""
+def _mutant_run(shared_runs: SharedRuns, mutant: str, scenario: Any) -> dict[str, Any]:
+    """A mutant's run of a scenario in the test's driver (the same history at every run of its seed):
+    its verdict, exit code and reproduce command, run once for the two tests below."""
     def run() -> dict[str, Any]:
         doc = run_scenario(scenario, f"mutant:{mutant}")
         return {k: doc[k] for k in ("verdict", "exit_code", "reproduce")}
 
-    return shared_runs.once(f"{driver}-mutant-{mutant}-{scenario.id}", run)  # type: ignore[no-any-return]
+    return shared_runs.once(f"mutant-{mutant}-{scenario.id}", run)  # type: ignore[no-any-return]
 
 
-def _promised(driver: str) -> list[Any]:
-    """Every (mutant, scenario) a scenario promises to catch, in ``driver``. A sweep is many runs:
-    forked only (slow either way; the sweep forks its crash points from its clean run)."""
-    return [driver_param(driver, m.split(":", 1)[1], s, id=f"{m.split(':', 1)[1]}-{s.id}")
-            for s in CATALOGUE for m in s.must_catch if driver == "forked" or not s.sweep]
-
-
-@pytest.mark.parametrize(("driver", "mutant", "scenario"), [p for d in DRIVERS for p in _promised(d)])
+@pytest.mark.parametrize(("driver", "mutant", "scenario"), [
+    driver_param(d, m.split(":", 1)[1], s, id=f"{m.split(':', 1)[1]}-{s.id}")
+    for s in CATALOGUE for m in s.must_catch for d in drivers_for(s)])
 def test_every_mutant_is_caught_where_promised(driver: str, mutant: str, scenario: Any, shared_runs: SharedRuns) -> None:
     if scenario.sweep:  # caught at some crash point: the points after the first failing one add nothing here
         base = dataclasses.replace(scenario, sweep=None)
@@ -188,7 +183,7 @@ def test_every_mutant_is_caught_where_promised(driver: str, mutant: str, scenari
             if doc["verdict"] == "fail":
                 return
         pytest.fail(f"mutant:{mutant} escaped every crash point of {scenario.id}: {verdicts}")
-    doc = _mutant_run(shared_runs, mutant, scenario, driver)
+    doc = _mutant_run(shared_runs, mutant, scenario)
     assert doc["verdict"] == "fail", f"mutant:{mutant} escaped {scenario.id}: {doc['verdict']} ({doc['reproduce']})"
 
 
@@ -198,7 +193,7 @@ def test_every_mutant_is_a_safety_failure_somewhere(driver: str, mutant: str, sh
     promised = [s for s in CATALOGUE if f"mutant:{mutant}" in s.must_catch and not s.sweep]
     codes = []
     for scenario in promised:
-        codes.append((scenario.id, _mutant_run(shared_runs, mutant, scenario, driver)["exit_code"]))
+        codes.append((scenario.id, _mutant_run(shared_runs, mutant, scenario)["exit_code"]))
         if codes[-1][1] == 1:
             return
     pytest.fail(f"mutant:{mutant} is never a safety failure: {codes}")

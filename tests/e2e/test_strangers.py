@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from durable_harness.harness import load_scenario, load_scenarios, run_scenario
-from tests.e2e._drivers import DRIVERS, driver_param
+from tests.e2e._drivers import driver_param, drivers_for
 from tests.e2e._processes import REPO, kill_marked, marked, new_mark, story, wait_gone
 
 pytestmark = pytest.mark.e2e  # end-to-end runs: `make test` runs them (`pytest -m e2e` alone)
@@ -69,9 +69,6 @@ def _failing(doc: dict[str, Any]) -> str:
             + json.dumps(bad, indent=1) + "\n" + str(doc.get("reproduce", "")))
 
 
-def _param(driver: str, scenario: Any) -> Any:
-    marks = (pytest.mark.slow,) if scenario.sweep else ()  # a sweep is many runs
-    return driver_param(driver, scenario, marks=marks, id=scenario.id)
 
 
 # In-process, the whole catalogue: the outbox design (the polling one, in both its styles, runs it in
@@ -80,8 +77,7 @@ IN_PROCESS = ["outbox:create"]
 
 
 @pytest.mark.parametrize("factory", IN_PROCESS)
-@pytest.mark.parametrize(("driver", "scenario"), [_param(d, s) for d in DRIVERS for s in CATALOGUE
-                                                  if d == "forked" or not s.sweep])  # a sweep: forked only
+@pytest.mark.parametrize(("driver", "scenario"), [driver_param(d, s, id=s.id) for s in CATALOGUE for d in drivers_for(s)])
 def test_every_design_passes_in_process(driver: str, scenario: Any, factory: str) -> None:
     doc = run_scenario(scenario, f"tests.candidates.strangers.{factory}")
     assert doc["verdict"] == "pass", _failing(doc)
