@@ -209,18 +209,37 @@ def _signals_as_interrupts() -> Iterator[None]:
     _signals.clear()
     before_hook, sys.unraisablehook = sys.unraisablehook, unraisable
     with _signals.handling(on_signal) as installed:  # not in an embedding program's other threads
-        stacks = installed and hasattr(signal, "SIGUSR1")
-        if stacks:  # `kill -USR1 <pid>`: every thread's stack on stderr, for a harness that seems stuck
-            try:
-                faulthandler.register(signal.SIGUSR1, all_threads=True)
-            except (OSError, ValueError, AttributeError):  # a stderr with no file descriptor (called from a program)
-                stacks = False
+        before_usr1 = _stacks_on_sigusr1() if installed else None
         try:
             yield
         finally:
-            if stacks:
-                faulthandler.unregister(signal.SIGUSR1)
+            if before_usr1 is not None:
+                signal.signal(signal.SIGUSR1, before_usr1)
             sys.unraisablehook = before_hook
+
+
+def _stacks_on_sigusr1() -> Any:
+    """`kill -USR1 <pid>`: every thread's stack on stderr, for a harness that seems stuck; the run goes
+    on. Returns the handler it replaced (None when there is none to install: no SIGUSR1, or a stderr
+    with no file descriptor, as when called from a program).
+
+    Not ``faulthandler.register``: its C handler walks the other threads' frames while they run, and
+    a thread that starts, ends or returns meanwhile makes it read freed memory (CPython issue 116008:
+    the harness died of a segmentation fault in the middle of the dump). Here a Python-level handler
+    runs in the main thread between two instructions, with the interpreter's lock held, so no other
+    thread moves while the stacks are written; the dump goes straight to the descriptor, past
+    ``sys.stderr``'s buffer, which the interrupted code may be in the middle of writing."""
+    if not hasattr(signal, "SIGUSR1"):
+        return None
+    try:
+        fd = sys.stderr.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
+
+    def dump(_signum: int, _frame: FrameType | None) -> None:
+        faulthandler.dump_traceback(file=fd, all_threads=True)
+
+    return signal.signal(signal.SIGUSR1, dump)
 
 
 def interrupted_by() -> str | None:
