@@ -112,6 +112,9 @@ def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_di
     a fork goes on as that point's run and ends in ``run_once``, which never returns in it. ``reach``
     (explore's) is filled with the lines of the candidate's code its forked instances ran."""
     seed = validate_seed(scenario.default_seed if seed is None else seed)
+    why = not_applicable(scenario)
+    if why is not None:  # it needs a fake that is real in this run: decided before the real site is touched
+        return _not_applicable(scenario, candidate, seed, out_dir, why)
     # The candidate's database and files live in a folder of their own, never in the report (a CI
     # uploads the report; the database holds what the candidate stored, secrets included).
     with scratch_folder("durable-harness-candidate-") as tmp:
@@ -147,6 +150,21 @@ def run_once(scenario: Scenario, candidate: str, seed: int | None = None, out_di
         if interrupted:
             raise RunInterrupted(doc)
         return doc, history
+
+
+def _not_applicable(scenario: Scenario, candidate: str, seed: int, out_dir: Path | None,
+                    why: str) -> tuple[dict[str, Any], History]:
+    """The run of a scenario that needs a fake which is a real service in this run: not run, and not
+    the candidate's doing. No world is built for it: building one prepares the real site (its user,
+    its password, its leftovers: some 400 requests, about 10 s against a real WordPress)."""
+    message = f"not applicable against a real service: {why}"
+    history = History()
+    history.append(0.0, "note", "harness", {"because": message})
+    doc = _unjudged(None, scenario, candidate, seed, {"kind": "not_applicable", "detail": None, "message": message})
+    doc["history"].update(entries=len(history), digest=history.digest())
+    if out_dir is not None:
+        write_run(out_dir, doc, history.lines(), ())
+    return doc, history
 
 
 KEEP_DB = "DH_KEEP_CANDIDATE_DB"  # "1": the candidate's database is copied into the report too (debugging)
@@ -274,11 +292,6 @@ def _digest(candidate: str) -> str | None:
 def _execute(world: World, scenario: Scenario, candidate: str) -> _Execution:
     """chaos -> heal -> quiesce -> final reads. A candidate that cannot be run ends it early."""
     world.candidate_next = candidate_next(candidate) or candidate  # a deploy without a next version: the same
-    why = not_applicable(scenario)
-    if why is not None:  # it needs a fake that is real in this run: not run, and not the candidate's doing
-        message = f"not applicable against a real service: {why}"
-        world.history.append(world.clock.now(), "note", "harness", {"because": message})
-        return _Execution(error={"kind": "not_applicable", "detail": None, "message": message})
     if scenario.workers > 1:
         return _execute_workers(world, scenario, candidate)
     history, clock = world.history, world.clock

@@ -44,10 +44,12 @@ def children(pid: int | str = "self") -> set[int]:
     return found
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def own_zygote(monkeypatch: pytest.MonkeyPatch) -> None:
     """Instances are counted as the zygote's children: a zygote this process started itself (one
-    shared with other processes, ``DH_ZYGOTE``, forks theirs too)."""
+    shared with other processes, ``DH_ZYGOTE``, forks theirs too). Only the tests that count
+    processes ask for it: a command line that starts a zygote of its own warms the SDK up again
+    (about 2 s of CPU)."""
     from durable_harness.harness.isolation import _zygote
 
     monkeypatch.delenv(_zygote.SHARED_ZYGOTE, raising=False)
@@ -81,6 +83,7 @@ def failed(doc: dict[str, Any]) -> set[str]:
     return {c["name"] for c in doc["checkers"] if c["verdict"] == "fail"}
 
 
+@pytest.mark.usefixtures("own_zygote")
 @pytest.mark.parametrize("hostile", ["memory_only", "swallows_crash"])
 def test_a_crash_really_loses_memory(hostile: str) -> None:
     """State kept only in memory (and a crash caught where it could be) survives no real crash."""
@@ -89,6 +92,7 @@ def test_a_crash_really_loses_memory(hostile: str) -> None:
     assert doc["timings"]["restarts"] >= 1
 
 
+@pytest.mark.usefixtures("own_zygote")
 @pytest.mark.parametrize("hostile", ["patches_the_judge", "vandal"])
 def test_nothing_the_candidate_does_reaches_the_judge(hostile: str) -> None:
     """Patching the checkers and the verdict, or emptying the harness's and the fakes' objects,
@@ -99,29 +103,34 @@ def test_nothing_the_candidate_does_reaches_the_judge(hostile: str) -> None:
     assert doc["history"]["digest"] == plain["history"]["digest"]
 
 
+@pytest.mark.usefixtures("own_zygote")
 @pytest.mark.parametrize("hostile", ["does_nothing", "background_thread"])
 def test_work_must_be_done_where_the_harness_sees_it(hostile: str) -> None:
     doc = run("baseline.yaml", f"{HOSTILE}:{hostile}")
     assert doc["verdict"] != "pass" and "abandoned_jobs" in failed(doc)
 
 
+@pytest.mark.usefixtures("own_zygote")
 def test_a_call_that_never_answers_ends_the_run_saying_so() -> None:
     doc = run("baseline.yaml", f"{HOSTILE}:loops_forever", DH_CALL_TIMEOUT_S="1.5")
     assert doc["error"]["kind"] == "candidate" and "step() gave no sign of life for 1.5 s" in doc["error"]["message"]
     assert doc["verdict"] == "unknown"
 
 
+@pytest.mark.usefixtures("own_zygote")
 def test_the_runs_cpu_time_is_bounded() -> None:
     doc = run("baseline.yaml", f"{HOSTILE}:loops_forever", DH_CALL_TIMEOUT_S="60", DH_CANDIDATE_CPU_S="1")
     assert doc["error"]["kind"] == "candidate" and "CPU time bound of 1 s" in doc["error"]["message"]
 
 
+@pytest.mark.usefixtures("own_zygote")
 def test_memory_is_bounded_and_the_death_says_which_bound() -> None:
     doc = run("baseline.yaml", f"{HOSTILE}:eats_memory", DH_CANDIDATE_MEMORY_MB="128")
     assert "memory bound" in doc["error"]["message"]
     assert all(e["type"] == "MemoryError" for e in doc["candidate_errors"])
 
 
+@pytest.mark.usefixtures("own_zygote")
 @pytest.mark.parametrize("hostile, death", [
     ("sys_exit_in_step", "SystemExit: sys.exit(0) in step()"),
     ("os_exit_in_step", "exited with status 0"),
@@ -131,6 +140,7 @@ def test_an_exit_is_the_candidates_death_not_the_harness(hostile: str, death: st
     assert doc["error"]["kind"] == "candidate" and death in doc["error"]["message"]
 
 
+@pytest.mark.usefixtures("own_zygote")
 def test_the_forked_driver_gives_the_in_process_history_byte_for_byte() -> None:
     for name in ("baseline.yaml", "lost-draft-response.yaml", "forged-webhook-mid-step.yaml",
                  "duplicated-stream-events.yaml", "sdk-retries-tool-result.yaml", "crash-after-draft-commit.yaml"):
@@ -151,6 +161,7 @@ def test_an_exit_at_import_is_a_report_not_the_end_of_the_harness(tmp_path: Path
     assert "exited with status 0" in doc["error"]["message"]
 
 
+@pytest.mark.usefixtures("own_zygote")
 def test_killing_the_harness_kills_its_candidate(tmp_path: Path) -> None:
     """The harness SIGKILLed while its candidate computes: the candidate dies with it."""
     mark = new_mark()
