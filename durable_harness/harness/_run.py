@@ -162,8 +162,12 @@ def _not_applicable(scenario: Scenario, candidate: str, seed: int, out_dir: Path
     history.append(0.0, "note", "harness", {"because": message})
     doc = _unjudged(None, scenario, candidate, seed, {"kind": "not_applicable", "detail": None, "message": message})
     doc["history"].update(entries=len(history), digest=history.digest())
+    from durable_harness.harness.services._upstream import upstreams
+
+    secrets = tuple(site.secret for site in upstreams().values())  # none is in it; redacted as every run is
+    doc = dict(redact(doc, secrets))
     if out_dir is not None:
-        write_run(out_dir, doc, history.lines(), ())
+        write_run(out_dir, doc, history.lines(), secrets)
     return doc, history
 
 

@@ -220,8 +220,9 @@ def _signals_as_interrupts() -> Iterator[None]:
 
 def _stacks_on_sigusr1() -> Any:
     """`kill -USR1 <pid>`: every thread's stack on stderr, for a harness that seems stuck; the run goes
-    on. Returns the handler it replaced (None when there is none to install: no SIGUSR1, or a stderr
-    with no file descriptor, as when called from a program).
+    on. Returns the handler it replaced, to be put back (None when there is none to install: no
+    SIGUSR1, or a stderr with no file descriptor, as when called from a program; None too when the one
+    replaced was not installed from Python and cannot be put back: the dump then stays).
 
     Not ``faulthandler.register``: its C handler walks the other threads' frames while they run, and
     a thread that starts, ends or returns meanwhile makes it read freed memory (CPython issue 116008:

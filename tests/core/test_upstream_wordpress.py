@@ -185,6 +185,30 @@ def test_a_fault_kind_that_needs_the_fake_makes_its_scenario_not_applicable(monk
     assert not_applicable(scenario, real) == "the fault 'lose_response' acts through the wordpress fake, not at the gate"
 
 
+def test_a_scenario_not_applicable_asks_nothing_of_the_real_site(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Decided before the run's world is built: building it prepares the real site (some 400 requests,
+    about 10 s against a real WordPress). The site here is a port nobody answers on: a single request
+    to it would end the run as the harness's error, not as not applicable."""
+    import socket
+
+    from durable_harness.harness import load_scenario, run_scenario
+    from tests.e2e._processes import REPO
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("DH_SERVICE_WORDPRESS", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("DH_WORDPRESS_USER", "editor")
+    monkeypatch.setenv("DH_WORDPRESS_APP_PASSWORD", MINTED)
+    scenario = load_scenario(REPO / "durable_harness" / "scenarios" / "busy-reconcile-past-first-page.yaml")
+    doc = run_scenario(scenario, "reference", None, tmp_path)
+    assert doc["error"]["kind"] == "not_applicable", doc["error"]
+    assert "services.wordpress.operation_key_query" in doc["error"]["message"] and doc["exit_code"] == 3
+    history = [json.loads(line) for line in (tmp_path / "history.jsonl").read_text().splitlines()]
+    assert [(e["type"], e["data"]["because"]) for e in history] == [("note", doc["error"]["message"])]
+    assert MINTED not in (tmp_path / "run.json").read_text()
+
+
 def test_what_cannot_be_deleted_is_said_on_stderr(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     site = Site()
     service = _service(site)
