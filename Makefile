@@ -24,7 +24,7 @@ run: $(STAMP)
 # sit partly idle; measured on 2 cores, the whole suite: 677 s with 2 workers, 548 s with 4.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(2 * (os.cpu_count() or 1))")
 
-## test: the test suite: every driver at least once, each run made once (5 to 7 minutes on two cores); an idle
+## test: the test suite: every driver at least once, each run made once (4 to 6 minutes on two cores); an idle
 ## worker takes tests queued for another (worksteal), so that no worker ends its share while another
 ## still has long runs queued. It leaves out the sweeps marked slow: `make test-slow` (CI runs both)
 test: $(STAMP)
