@@ -87,6 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[NEXT_ENV] = following
     if (candidate is None and config.getoption("--dh-explore", None) is None) or hasattr(config, "workerinput"):
         return
+    if config.getoption("collectonly", False):  # an editor's test discovery runs nothing: no SDK warm-up for it
+        return
     from durable_harness.harness._settings import check_settings
 
     try:

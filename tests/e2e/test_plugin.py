@@ -32,6 +32,22 @@ def test_the_sweeps_are_collected_first(pytester: pytest.Pytester) -> None:
     assert [i.split("::")[-1] for i in ids] == ["restart-at-every-io-point", "baseline", "wordpress-down"], ids
 
 
+@pytest.mark.parametrize("collect_only", [True, False], ids=["collect-only", "run"])
+def test_the_zygote_starts_only_for_a_session_that_runs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                       collect_only: bool) -> None:
+    """An editor discovers tests with ``--collect-only``, often: no zygote warms the SDK up for it
+    (about 2 s of CPU each time); a session that runs scenarios starts it at once."""
+    from durable_harness.harness.isolation import _zygote
+
+    shared: list[int] = []
+    monkeypatch.setattr(_zygote, "share_zygote", lambda: shared.append(1))
+    copy(pytester, "baseline.yaml")
+    result = pytester.runpytest("--dh-candidate=reference", "-p", "no:cacheprovider",
+                                *(["--collect-only", "-q"] if collect_only else []))
+    result.assert_outcomes(**({} if collect_only else {"passed": 1}))
+    assert shared == ([] if collect_only else [1])
+
+
 def test_a_caught_mutant_is_a_failure_with_the_reproduce_command(pytester: pytest.Pytester) -> None:
     copy(pytester, "lost-draft-response.yaml")
     result = pytester.runpytest("--dh-candidate=mutant:blind-retry", "-p", "no:cacheprovider")
