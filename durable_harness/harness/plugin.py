@@ -87,14 +87,14 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[NEXT_ENV] = following
     if (candidate is None and config.getoption("--dh-explore", None) is None) or hasattr(config, "workerinput"):
         return
-    if config.getoption("collectonly", False):  # an editor's test discovery runs nothing: no SDK warm-up for it
-        return
     from durable_harness.harness._settings import check_settings
 
     try:
         check_settings()
     except ValueError as err:
         raise pytest.UsageError(str(err)) from None
+    if config.getoption("collectonly", False):  # an editor's test discovery runs nothing: no SDK warm-up for it
+        return
     from durable_harness.harness.isolation._zygote import share_zygote
     from durable_harness.harness.drivers import driver_kind
 

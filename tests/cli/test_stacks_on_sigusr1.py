@@ -4,7 +4,8 @@ The stacks used to be dumped by ``faulthandler.register``: a C handler that walk
 frames at any instant, while they run. A thread that starts, ends or returns from a call while it is
 being walked leaves the handler reading freed memory, and the harness died of a segmentation fault
 in the middle of the dump (CPython issue 116008, on 3.11). That happened once in a whole-suite run
-(the catalogue's worker threads); below, a harness whose threads churn died within 5 to 27 signals.
+(the catalogue's worker threads); below, a harness whose threads churn died within 14 to 220
+signals, every time.
 The dump now runs from a Python-level handler, in the main thread, with the interpreter's lock held:
 no other thread moves while it is written.
 """

@@ -46,6 +46,10 @@ def test_the_zygote_starts_only_for_a_session_that_runs(pytester: pytest.Pyteste
                                 *(["--collect-only", "-q"] if collect_only else []))
     result.assert_outcomes(**({} if collect_only else {"passed": 1}))
     assert shared == ([] if collect_only else [1])
+    monkeypatch.setenv("DH_CANDIDATE_MEMORY_MB", "lots")  # the settings are checked all the same
+    refused = pytester.runpytest("--dh-candidate=reference", "-p", "no:cacheprovider",
+                                 *(["--collect-only", "-q"] if collect_only else []))
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR and "DH_CANDIDATE_MEMORY_MB" in refused.stderr.str()
 
 
 def test_a_caught_mutant_is_a_failure_with_the_reproduce_command(pytester: pytest.Pytester) -> None:

@@ -69,8 +69,6 @@ def _failing(doc: dict[str, Any]) -> str:
             + json.dumps(bad, indent=1) + "\n" + str(doc.get("reproduce", "")))
 
 
-
-
 # In-process, the whole catalogue: the outbox design (the polling one, in both its styles, runs it in
 # test_polling_candidates: it was run here too, twice over, which cost 144 runs and no assertion).
 IN_PROCESS = ["outbox:create"]
